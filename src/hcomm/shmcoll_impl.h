@@ -204,6 +204,13 @@ typedef struct hc_shmcoll {
    * lines: a buffer's reuse that it covers needs no other rank's line,
    * which would pull that line over while its owner writes it. */
   uint32_t done_seen;
+  /* The small path's (shmcoll_now_ready) last look that found flag
+   * seen_kind - 1 (0: none yet) of rank seen_who (or the least of every
+   * other rank's) at seen_flag, which it needed at seen_from: the numbers
+   * between need no look, so a rank behind another that runs ahead reads
+   * that rank's line once per many collectives, not at each. */
+  int seen_kind, seen_who;
+  uint32_t seen_from, seen_flag;
   /* A read of another rank's memory failed (a pair read, a bcast's;
    * seen by every rank alike): reading it is not allowed here. */
   int reads_off;

@@ -414,6 +414,8 @@ static int run_kind(const char *kind, int round)
         return MPI_Bcast(large, (int)sizeof large, MPI_BYTE, VICTIM, MPI_COMM_WORLD);
     if (strcmp(kind, "reduce") == 0)
         return MPI_Reduce(in, out, 4, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
+    if (strcmp(kind, "reduce-root") == 0)
+        return MPI_Reduce(in, out, 4, MPI_INT, MPI_SUM, VICTIM, MPI_COMM_WORLD);
     /* Sliced, over two slots: each rank combines its slice in another's. */
     enum { LARGE_INTS = 75000 };
     static int large_in[LARGE_INTS], large_out[LARGE_INTS];
@@ -959,6 +961,226 @@ static void run_ring(void)
     free(out);
 }
 
+/* ---- small calls that find their turn: straight steps, mixed ----------- */
+
+/* A user op (the general path: the engine's steps with a user function):
+ * inout[i] = 3 * inout[i] - in[i], not commutative, so rank order shows. */
+static void mixed_user_fn(void *in, void *inout, int *len, MPI_Datatype *type)
+{
+    (void)type;
+    const long *a = in;
+    long *b = inout;
+    for (int i = 0; i < *len; i++)
+        b[i] = 3 * b[i] - a[i];
+}
+
+/* What rank r contributes to call it, element i (exact in a double). */
+static long mixed_val(int r, int it, int i)
+{
+    return (long)r * 7919 + (long)it * 31 + i;
+}
+
+/* The sum over every rank, and the user op's fold of rank 0 op ... op
+ * rank n-1 (MPI: ranks in order, a op b with b the accumulated inout). */
+static long mixed_sum(int it, int i)
+{
+    long want = 0;
+    for (int r = 0; r < wsize; r++)
+        want += mixed_val(r, it, i);
+    return want;
+}
+
+static long mixed_user(int it, int i)
+{
+    long acc = mixed_val(wsize - 1, it, i);
+    for (int r = wsize - 2; r >= 0; r--)
+        acc = 3 * acc - mixed_val(r, it, i);
+    return acc;
+}
+
+/* Thousands of small blocking Bcasts, Reduces and Allreduces (1 to 64
+ * elements, every root, in place and not, doubles and longs, sum and max),
+ * Allgathers, Alltoalls and Reduce_scatter_blocks (1 to 8 longs a
+ * block, in place and not),
+ * in an order drawn alike on every rank, among which: an Ibcast and an
+ * Iallreduce left in flight across the blocking calls after them (which
+ * must wait their turn), a persistent Allreduce started and completed, a
+ * message around the ring, a user op and a strided type (the general
+ * path).  Every result checked against its serial value at its return. */
+static void run_mixed(int calls)
+{
+    MPI_Op user;
+    MPI_Op_create(mixed_user_fn, 0, &user);
+    MPI_Datatype strided;
+    MPI_Type_vector(4, 1, 2, MPI_LONG, &strided);
+    MPI_Type_commit(&strided);
+    double pin = 0, pout = 0;
+    MPI_Request persistent;
+    MPI_Allreduce_init(&pin, &pout, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL,
+                       &persistent);
+    unsigned seed = 12345;
+    double din[64], dout[64];
+    long lin[64], lout[64], ibuf[8], iin[2], iout[2];
+    long *gin = mt_malloc((size_t)wsize * 8 * sizeof(long));
+    long *gout = mt_malloc((size_t)wsize * 8 * sizeof(long));
+    MPI_Request ib = MPI_REQUEST_NULL, ia = MPI_REQUEST_NULL;
+    int ib_it = 0, ib_root = 0, ia_it = 0;
+    for (int it = 0; it < calls; it++) {
+        seed = seed * 1103515245u + 12345u;
+        unsigned draw = seed >> 8;
+        int kind = (int)(draw % 14), root = (int)((draw >> 4) % (unsigned)wsize);
+        int n = 1 + (int)((draw >> 9) % 8) * ((draw >> 12) % 4 == 0 ? 8 : 1); /* 1-64 */
+        int inplace = (draw >> 14) & 1;
+        int rc = MPI_SUCCESS;
+        switch (kind) {
+        case 0:
+        case 1: /* Bcast of doubles */
+            for (int i = 0; i < n; i++)
+                din[i] = wrank == root ? (double)mixed_val(root, it, i) : -1.0;
+            rc = MPI_Bcast(din, n, MPI_DOUBLE, root, MPI_COMM_WORLD);
+            for (int i = 0; rc == MPI_SUCCESS && i < n; i++)
+                CHECK(din[i] == (double)mixed_val(root, it, i), "mixed %d: bcast [%d] = %g", it,
+                      i, din[i]);
+            break;
+        case 2:
+        case 3: /* Reduce, sum of doubles, the root in place or not */
+            for (int i = 0; i < n; i++) {
+                din[i] = (double)mixed_val(wrank, it, i);
+                dout[i] = wrank == root && inplace ? din[i] : -1.0;
+            }
+            rc = MPI_Reduce(wrank == root && inplace ? MPI_IN_PLACE : (void *)din,
+                            wrank == root && inplace ? (void *)din : (void *)dout, n, MPI_DOUBLE,
+                            MPI_SUM, root, MPI_COMM_WORLD);
+            for (int i = 0; rc == MPI_SUCCESS && wrank == root && i < n; i++) {
+                double got = inplace ? din[i] : dout[i];
+                CHECK(got == (double)mixed_sum(it, i), "mixed %d: reduce to %d [%d] = %g", it,
+                      root, i, got);
+            }
+            for (int i = 0; rc == MPI_SUCCESS && wrank != root && i < n; i++)
+                CHECK(dout[i] == -1.0, "mixed %d: a reduce wrote a non-root's result", it);
+            break;
+        case 4:
+        case 5: /* Allreduce, max of longs, in place or not */
+            for (int i = 0; i < n; i++) {
+                lin[i] = mixed_val(wrank, it, i);
+                lout[i] = inplace ? lin[i] : -1;
+            }
+            rc = MPI_Allreduce(inplace ? MPI_IN_PLACE : (void *)lin, inplace ? lin : lout, n,
+                               MPI_LONG, MPI_MAX, MPI_COMM_WORLD);
+            for (int i = 0; rc == MPI_SUCCESS && i < n; i++)
+                CHECK((inplace ? lin : lout)[i] == mixed_val(wsize - 1, it, i),
+                      "mixed %d: allreduce max [%d] = %ld", it, i, (inplace ? lin : lout)[i]);
+            break;
+        case 6: /* an Ibcast or Iallreduce started, or the one in flight finished */
+            if (ib == MPI_REQUEST_NULL) {
+                ib_it = it;
+                ib_root = root;
+                for (int i = 0; i < 8; i++)
+                    ibuf[i] = wrank == root ? mixed_val(root, it, i) : -1;
+                rc = MPI_Ibcast(ibuf, 8, MPI_LONG, root, MPI_COMM_WORLD, &ib);
+            } else {
+                rc = MPI_Wait(&ib, MPI_STATUS_IGNORE);
+                for (int i = 0; rc == MPI_SUCCESS && i < 8; i++)
+                    CHECK(ibuf[i] == mixed_val(ib_root, ib_it, i), "mixed %d: ibcast [%d] = %ld",
+                          ib_it, i, ibuf[i]);
+            }
+            break;
+        case 7:
+            if (ia == MPI_REQUEST_NULL) {
+                ia_it = it;
+                iin[0] = mixed_val(wrank, it, 0);
+                iin[1] = mixed_val(wrank, it, 1);
+                rc = MPI_Iallreduce(iin, iout, 2, MPI_LONG, MPI_SUM, MPI_COMM_WORLD, &ia);
+            } else {
+                rc = MPI_Wait(&ia, MPI_STATUS_IGNORE);
+                for (int i = 0; rc == MPI_SUCCESS && i < 2; i++)
+                    CHECK(iout[i] == mixed_sum(ia_it, i), "mixed %d: iallreduce [%d] = %ld",
+                          ia_it, i, iout[i]);
+            }
+            break;
+        case 8: /* persistent, and a message around the ring */
+            pin = (double)mixed_val(wrank, it, 0);
+            rc = MPI_Start(&persistent);
+            if (rc == MPI_SUCCESS)
+                rc = MPI_Wait(&persistent, MPI_STATUS_IGNORE);
+            CHECK(rc != MPI_SUCCESS || pout == (double)mixed_sum(it, 0),
+                  "mixed %d: persistent allreduce %g", it, pout);
+            if (wsize > 1) {
+                long token = mixed_val(wrank, it, 0), got = -1;
+                rc = MPI_Sendrecv(&token, 1, MPI_LONG, (wrank + 1) % wsize, 91, &got, 1, MPI_LONG,
+                                  (wrank + wsize - 1) % wsize, 91, MPI_COMM_WORLD,
+                                  MPI_STATUS_IGNORE);
+                CHECK(rc != MPI_SUCCESS || got == mixed_val((wrank + wsize - 1) % wsize, it, 0),
+                      "mixed %d: ring message %ld", it, got);
+            }
+            break;
+        case 9: /* a user op: not the straight step */
+            for (int i = 0; i < n; i++)
+                lin[i] = mixed_val(wrank, it, i);
+            rc = MPI_Allreduce(lin, lout, n, MPI_LONG, user, MPI_COMM_WORLD);
+            for (int i = 0; rc == MPI_SUCCESS && i < n; i++)
+                CHECK(lout[i] == mixed_user(it, i), "mixed %d: user op [%d] = %ld, want %ld", it,
+                      i, lout[i], mixed_user(it, i));
+            break;
+        case 11: /* Allgather of n longs a rank, in place or not */
+        case 12: /* Alltoall likewise */
+            n = n > 8 ? 8 : n;
+            for (int r = 0; r < wsize; r++)
+                for (int i = 0; i < n; i++) {
+                    long mine = kind == 11 ? mixed_val(wrank, it, i) : mixed_val(wrank, it, r * n + i);
+                    gin[r * n + i] = mine;
+                    gout[r * n + i] = inplace && (kind == 12 || r == wrank) ? mine : -1;
+                }
+            if (kind == 11)
+                rc = MPI_Allgather(inplace ? MPI_IN_PLACE : (void *)gin, n, MPI_LONG, gout, n,
+                                   MPI_LONG, MPI_COMM_WORLD);
+            else
+                rc = MPI_Alltoall(inplace ? MPI_IN_PLACE : (void *)gin, n, MPI_LONG, gout, n,
+                                  MPI_LONG, MPI_COMM_WORLD);
+            for (int r = 0; rc == MPI_SUCCESS && r < wsize; r++)
+                for (int i = 0; i < n; i++) {
+                    long want = kind == 11 ? mixed_val(r, it, i) : mixed_val(r, it, wrank * n + i);
+                    CHECK(gout[r * n + i] == want, "mixed %d: %s from %d [%d] = %ld, want %ld", it,
+                          kind == 11 ? "allgather" : "alltoall", r, i, gout[r * n + i], want);
+                }
+            break;
+        case 13: /* Reduce_scatter_block, sum of n longs a rank, in place or not */
+            n = n > 8 ? 8 : n;
+            for (int i = 0; i < wsize * n; i++) {
+                gin[i] = mixed_val(wrank, it, i);
+                gout[i] = inplace ? gin[i] : -1;
+            }
+            rc = MPI_Reduce_scatter_block(inplace ? MPI_IN_PLACE : (void *)gin,
+                                          gout, n, MPI_LONG, MPI_SUM,
+                                          MPI_COMM_WORLD);
+            for (int i = 0; rc == MPI_SUCCESS && i < n; i++)
+                CHECK(gout[i] == mixed_sum(it, wrank * n + i),
+                      "mixed %d: reduce_scatter_block [%d] = %ld, want %ld", it, i, gout[i],
+                      mixed_sum(it, wrank * n + i));
+            break;
+        default: /* a strided Bcast: packed by the face */
+            for (int i = 0; i < 8; i++)
+                lin[i] = wrank == root ? mixed_val(root, it, i) : -1;
+            rc = MPI_Bcast(lin, 1, strided, root, MPI_COMM_WORLD);
+            for (int i = 0; rc == MPI_SUCCESS && i < 8; i++)
+                CHECK(lin[i] == (i % 2 == 0 || wrank == root ? mixed_val(root, it, i) : -1),
+                      "mixed %d: strided bcast [%d] = %ld", it, i, lin[i]);
+        }
+        CHECK(rc == MPI_SUCCESS, "mixed %d: kind %d: %s", it, kind, mt_errstr(rc));
+    }
+    if (ib != MPI_REQUEST_NULL)
+        MPI_Wait(&ib, MPI_STATUS_IGNORE);
+    if (ia != MPI_REQUEST_NULL)
+        MPI_Wait(&ia, MPI_STATUS_IGNORE);
+    free(gin);
+    free(gout);
+    MPI_Request_free(&persistent);
+    MPI_Type_free(&strided);
+    MPI_Op_free(&user);
+    if (wrank == 0)
+        printf("coll_shm: %d mixed small collectives OK\n", calls);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -980,6 +1202,8 @@ int main(int argc, char **argv)
       run_read_reductions();
     else if (argc > 1 && strcmp(argv[1], "ring") == 0)
         run_ring();
+    else if (argc > 1 && strcmp(argv[1], "mixed") == 0)
+        run_mixed(argc > 2 ? atoi(argv[2]) : 5000);
     else
         run_checks();
     MPI_Finalize();

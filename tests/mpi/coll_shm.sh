@@ -22,7 +22,11 @@
 # that runs of small Bcasts and Reduces longer than the segment's ring of
 # small buffers (every root, 1 to 513 bytes, rings of 1, 2 and default
 # depth, asleep) are right, send no transport message, stay in order with
-# the other collectives, and fail the survivors of a rank killed in them.
+# the other collectives, and fail the survivors of a rank killed in them;
+# that small Bcasts, Reduces and Allreduces mixed with each other, with
+# I-forms in flight, persistent ones, messages, user ops and strided types
+# are right (mixed), and on 2 ranks fail the survivor of a rank killed in
+# them.
 . "${top_srcdir:-.}/tests/mpi/lib.sh"
 for n in 1 2 3 5 8; do
     run_mpi_ok $n coll_shm
@@ -40,6 +44,16 @@ HCMPI_TRANSPORTS=tcp run_mpi_ok 3 coll_shm
 # Waits that sleep in shared-memory collectives are progress, not a hang,
 # for the watchdog (no request completes there).
 HCMPI_HANG_TIMEOUT=1 HCMPI_SPIN=0 run_mpi_ok 3 coll_shm soak 3
+# Small Bcasts, Reduces and Allreduces mixed with I-forms in flight, a
+# persistent Allreduce, messages, a user op and a strided type: on 1 to 8
+# ranks, asleep, on rings of 1 and 2 buffers.
+for n in 1 2 3 5; do
+    run_mpi_ok $n coll_shm mixed
+done
+HCMPI_SPIN=0 run_mpi_ok 2 coll_shm mixed
+HCMPI_SPIN=0 run_mpi_ok 8 coll_shm mixed 2000
+HCMPI_COLL_SHM_DEPTH=1 run_mpi_ok 2 coll_shm mixed
+HCMPI_COLL_SHM_DEPTH=2 run_mpi_ok 3 coll_shm mixed
 
 [ "$MPI_TEST_LAUNCHER" = hcmpirun ] || { echo "coll_shm: the rest needs hcmpirun"; exit 0; }
 prog=$(mpi_prog_path coll_shm)
@@ -149,6 +163,15 @@ kill_case 4 alltoall-init-large
 # the other rank (HCMPI_COLL_SHM_PAIR_READ_MIN).
 kill_case 2 allgather-large
 kill_case 2 alltoall-large
+# Two ranks, small calls: the straight steps of a Bcast, Reduce,
+# Allreduce, Allgather, Alltoall and Reduce_scatter_block whose turn has
+# come (a Reduce's other rank and a Bcast's root run ahead within the
+# ring), spinning and asleep.
+for kind in bcast bcast-root reduce reduce-root allreduce allgather alltoall \
+    reduce_scatter_block; do
+    kill_case 2 $kind
+    HCMPI_SPIN=0 kill_case 2 $kind
+done
 # Two ranks: a large bcast is read (half written by the root) straight
 # between the buffers by default; without that
 # (HCMPI_COLL_SHM_PAIR_BCAST_READ_MIN=0), the segment's pipeline when
