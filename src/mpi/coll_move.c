@@ -409,6 +409,17 @@ static int move_rooted_stream(const char *fn, hc_mpi_comm_t *c, int gather,
 
 /* ---- gather -------------------------------------------------------------- */
 
+/* A blocking Gather(v) or Scatter(v) (on an intracommunicator) that the
+ * engine runs in the node's shared segment (the same answer on every
+ * rank): then every rank hands it packed views, none streams its blocks
+ * (move_rooted_stream's messages would miss the segment's turn).  block:
+ * the fixed forms' block in bytes. */
+static int move_rooted_in_segment(hc_mpi_comm_t *c, const MPI_Request *request,
+                                  int persist, int vform, size_t block) {
+  return request == NULL && !persist &&
+         hcomm_rooted_in_segment(c->engine, vform, block);
+}
+
 /* The send side of a rooted collective: type and count checked, bytes
  * set; MPI_IN_PLACE allowed at the root only. */
 static int move_rooted_send(const char *fn, hc_mpi_comm_t *c, int is_root,
@@ -470,7 +481,13 @@ static int move_gather(const char *fn, const void *sendbuf, MPI_Count sendcount,
                    move_bytes(rt, hc_mpi_vec_at(recvcounts, vform ? root : 0)));
   if (rc != MPI_SUCCESS)
     return rc;
-  if (!inter) {
+  /* (an intercommunicator's side may have no type) */
+  int in_segment =
+      !inter && move_rooted_in_segment(
+                    c, request, persist, vform,
+                    is_root ? move_bytes(rt, hc_mpi_vec_at(recvcounts, 0))
+                            : move_bytes(st, sendcount));
+  if (!inter && !in_segment) {
     rc = move_rooted_stream(fn, c, 1, is_root, (void *)sendbuf, st, sendcount,
                             recvbuf, rt, recvcounts, displs, vform, root,
                             request, persist);
@@ -496,6 +513,12 @@ static int move_gather(const char *fn, const void *sendbuf, MPI_Count sendcount,
   if (sz == NULL || sview == NULL || (is_root && rview == NULL))
     return hc_mpi_coll_nomem(fn, c, cx);
   size_t bytes = is_root ? sz[0] : sbytes;
+  if (in_segment) {
+    rc = vform ? hcomm_gatherv(sview, sbytes, rview, sz, sz + size, root,
+                               c->engine)
+               : hcomm_gather(sview, bytes, rview, root, c->engine);
+    return hc_mpi_raise_status(c, fn, hc_mpi_coll_end(cx, rc));
+  }
   if (inter && vform)
     rc = hcomm_inter_gatherv(sview, sbytes, rview, sz, sz + size, root,
                               c->engine, persist, &eng);
@@ -745,7 +768,12 @@ static int move_scatter(const char *fn, const void *sendbuf,
                     move_bytes(rt, recvcount));
   if (rc != MPI_SUCCESS)
     return rc;
-  if (!inter) {
+  int in_segment =
+      !inter && move_rooted_in_segment(
+                    c, request, persist, vform,
+                    is_root ? move_bytes(st, hc_mpi_vec_at(sendcounts, 0))
+                            : move_bytes(rt, recvcount));
+  if (!inter && !in_segment) {
     rc = move_rooted_stream(fn, c, 0, is_root, recvbuf, rt, recvcount,
                             (void *)sendbuf, st, sendcounts, displs, vform,
                             root, request, persist);
@@ -770,6 +798,12 @@ static int move_scatter(const char *fn, const void *sendbuf,
   if (sz == NULL || rview == NULL || (is_root && sview == NULL))
     return hc_mpi_coll_nomem(fn, c, cx);
   size_t bytes = is_root ? sz[0] : rbytes;
+  if (in_segment) {
+    rc = vform ? hcomm_scatterv(sview, sz, sz + size, rview, rbytes, root,
+                                c->engine)
+               : hcomm_scatter(sview, bytes, rview, root, c->engine);
+    return hc_mpi_raise_status(c, fn, hc_mpi_coll_end(cx, rc));
+  }
   if (inter && vform)
     rc = hcomm_inter_scatterv(sview, sz, sz + size, rview, rbytes, root,
                                c->engine, persist, &eng);
