@@ -205,7 +205,7 @@ hc_status_t hcomm_allreduce(const void *sendbuf, void *recvbuf, size_t count,
 hc_status_t hcomm_gather(const void *sendbuf, size_t bytes, void *recvbuf,
                          int root, hcomm_comm_t *comm) {
   hc_status_t rc =
-      hc_shmcoll_gather(sendbuf, bytes, recvbuf, NULL, NULL, root, comm);
+      hc_shmcoll_gather(0, sendbuf, bytes, recvbuf, NULL, NULL, root, comm);
   if (rc != HC_ERR_NOT_SUPPORTED)
     return rc;
   hcomm_request_t *req = NULL;
@@ -216,8 +216,8 @@ hc_status_t hcomm_gather(const void *sendbuf, size_t bytes, void *recvbuf,
 hc_status_t hcomm_gatherv(const void *sendbuf, size_t sbytes, void *recvbuf,
                           const size_t *rbytes, const size_t *rdispls,
                           int root, hcomm_comm_t *comm) {
-  hc_status_t rc = hc_shmcoll_gather(sendbuf, sbytes, recvbuf, rbytes, rdispls,
-                                     root, comm);
+  hc_status_t rc = hc_shmcoll_gather(1, sendbuf, sbytes, recvbuf, rbytes,
+                                     rdispls, root, comm);
   if (rc != HC_ERR_NOT_SUPPORTED)
     return rc;
   hcomm_request_t *req = NULL;
@@ -229,7 +229,7 @@ hc_status_t hcomm_gatherv(const void *sendbuf, size_t sbytes, void *recvbuf,
 hc_status_t hcomm_scatter(const void *sendbuf, size_t bytes, void *recvbuf,
                           int root, hcomm_comm_t *comm) {
   hc_status_t rc =
-      hc_shmcoll_scatter(sendbuf, NULL, NULL, recvbuf, bytes, root, comm);
+      hc_shmcoll_scatter(0, sendbuf, NULL, NULL, recvbuf, bytes, root, comm);
   if (rc != HC_ERR_NOT_SUPPORTED)
     return rc;
   hcomm_request_t *req = NULL;
@@ -240,8 +240,8 @@ hc_status_t hcomm_scatter(const void *sendbuf, size_t bytes, void *recvbuf,
 hc_status_t hcomm_scatterv(const void *sendbuf, const size_t *sbytes,
                            const size_t *sdispls, void *recvbuf, size_t rbytes,
                            int root, hcomm_comm_t *comm) {
-  hc_status_t rc = hc_shmcoll_scatter(sendbuf, sbytes, sdispls, recvbuf, rbytes,
-                                      root, comm);
+  hc_status_t rc = hc_shmcoll_scatter(1, sendbuf, sbytes, sdispls, recvbuf,
+                                      rbytes, root, comm);
   if (rc != HC_ERR_NOT_SUPPORTED)
     return rc;
   hcomm_request_t *req = NULL;

@@ -1117,16 +1117,16 @@ static int shmcoll_gather_step(hc_shmcoll_op_t *op, uint32_t s) {
     return shmcoll_post(op, s, small, n > 0 ? op->in : NULL, n,
                         SHMCOLL_POST_FINAL);
   }
-  if (op->phase == 0) {
-    if (!shmcoll_post(op, s, small, NULL, 0, SHMCOLL_POST_ANNOUNCED))
-      return 0;
+  if (op->phase == 0) { /* the root posts nothing: it only reads */
     size_t n = shmcoll_block_len(op->counts, op->each, me);
     unsigned char *own = op->out + shmcoll_block_at(op->displs, op->each, me);
     if (op->in != NULL && n > 0 && own != op->in) /* not in place */
       memcpy(own, op->in, n);
+    op->phase = 1;
   }
-  if (!shmcoll_need(sc, SHMCOLL_POSTED, SHMCOLL_ALL, s))
-    return 0;
+  for (int r = 0; r < sc->size; r++)
+    if (r != me && !shmcoll_need(sc, SHMCOLL_POSTED, r, s))
+      return 0;
   for (int r = 0; r < sc->size; r++) {
     size_t n = shmcoll_block_len(op->counts, op->each, r);
     if (r != me && n > 0 && n <= small)
@@ -2323,11 +2323,10 @@ int hc_shmcoll_rooted_takes(hcomm_comm_t *comm, int vform, size_t bytes) {
          shmcoll_enter(comm, 0, &rc) != NULL;
 }
 
-static hc_status_t shmcoll_rooted(int what, const void *in, size_t mine,
-                                  void *out, const size_t *counts,
+static hc_status_t shmcoll_rooted(int what, int vform, const void *in,
+                                  size_t mine, void *out, const size_t *counts,
                                   const size_t *displs, int root,
                                   hcomm_comm_t *comm) {
-  int vform = counts != NULL || displs != NULL;
   if (comm == NULL || root < 0 || root >= comm->size ||
       (vform && comm->rank == root && (counts == NULL || displs == NULL)) ||
       !hc_shmcoll_rooted_takes(comm, vform, mine))
@@ -2345,19 +2344,20 @@ static hc_status_t shmcoll_rooted(int what, const void *in, size_t mine,
   return rc == HC_OK ? shmcoll_rooted_messages(&op) : rc;
 }
 
-hc_status_t hc_shmcoll_gather(const void *sendbuf, size_t sbytes,
+hc_status_t hc_shmcoll_gather(int vform, const void *sendbuf, size_t sbytes,
                               void *recvbuf, const size_t *rbytes,
                               const size_t *rdispls, int root,
                               hcomm_comm_t *comm) {
   const void *in = sendbuf == HCOMM_IN_PLACE ? NULL : sendbuf;
-  return shmcoll_rooted(SHMCOLL_OP_GATHER, in, sbytes, recvbuf, rbytes,
+  return shmcoll_rooted(SHMCOLL_OP_GATHER, vform, in, sbytes, recvbuf, rbytes,
                         rdispls, root, comm);
 }
 
-hc_status_t hc_shmcoll_scatter(const void *sendbuf, const size_t *sbytes,
-                               const size_t *sdispls, void *recvbuf,
-                               size_t rbytes, int root, hcomm_comm_t *comm) {
+hc_status_t hc_shmcoll_scatter(int vform, const void *sendbuf,
+                               const size_t *sbytes, const size_t *sdispls,
+                               void *recvbuf, size_t rbytes, int root,
+                               hcomm_comm_t *comm) {
   void *out = recvbuf == HCOMM_IN_PLACE ? NULL : recvbuf;
-  return shmcoll_rooted(SHMCOLL_OP_SCATTER, sendbuf, rbytes, out, sbytes,
-                        sdispls, root, comm);
+  return shmcoll_rooted(SHMCOLL_OP_SCATTER, vform, sendbuf, rbytes, out,
+                        sbytes, sdispls, root, comm);
 }

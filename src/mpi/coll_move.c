@@ -409,6 +409,50 @@ static int move_rooted_stream(const char *fn, hc_mpi_comm_t *c, int gather,
 
 /* ---- gather -------------------------------------------------------------- */
 
+/* The sizes and offsets in bytes of size blocks of t (counts, displs) for
+ * the engine; 0 when a displacement is negative (no offset in bytes). */
+static int move_direct_table(const hc_mpi_type_t *t, int size,
+                             hc_mpi_vec_t counts, hc_mpi_vec_t displs,
+                             size_t *bytes, size_t *offs) {
+  for (int i = 0; i < size; i++) {
+    MPI_Count d = hc_mpi_vec_at(displs, i);
+    if (d < 0)
+      return 0;
+    bytes[i] = move_bytes(t, hc_mpi_vec_at(counts, i));
+    offs[i] = (size_t)(d * t->extent);
+  }
+  return 1;
+}
+
+/* A blocking Gatherv (gather) or Scatterv, its arguments checked, that
+ * runs in the segment, of dense types in host memory on a small
+ * communicator: the engine takes the user's buffers as they are, the
+ * root's table on the stack (no views, nothing allocated).  "one" is this
+ * rank's block, "many" the root's.  0: not such a call, nothing done; 1:
+ * done, *rc its result. */
+static int move_rooted_direct(const char *fn, hc_mpi_comm_t *c, int gather,
+                              int is_root, int size, int root, const void *one,
+                              const hc_mpi_type_t *ot, MPI_Count one_count,
+                              const void *many, const hc_mpi_type_t *mt,
+                              hc_mpi_vec_t counts, hc_mpi_vec_t displs,
+                              int *rc) {
+  size_t bytes[HC_MPI_COLL_STACK_RANKS], offs[HC_MPI_COLL_STACK_RANKS];
+  int in_place = one == MPI_IN_PLACE;
+  if (size > HC_MPI_COLL_STACK_RANKS ||
+      (!in_place && !hc_mpi_coll_direct(one, ot)) ||
+      (is_root && (!hc_mpi_coll_direct(many, mt) ||
+                   !move_direct_table(mt, size, counts, displs, bytes, offs))))
+    return 0;
+  const void *in = in_place ? HCOMM_IN_PLACE : one;
+  size_t mine = in_place ? 0 : move_bytes(ot, one_count);
+  const size_t *tab = is_root ? bytes : NULL, *at = is_root ? offs : NULL;
+  hc_status_t st =
+      gather ? hcomm_gatherv(in, mine, (void *)many, tab, at, root, c->engine)
+             : hcomm_scatterv(many, tab, at, (void *)in, mine, root, c->engine);
+  *rc = hc_mpi_raise_status(c, fn, st);
+  return 1;
+}
+
 /* A blocking Gather(v) or Scatter(v) (on an intracommunicator) that the
  * engine runs in the node's shared segment (the same answer on every
  * rank): then every rank hands it packed views, none streams its blocks
@@ -487,6 +531,10 @@ static int move_gather(const char *fn, const void *sendbuf, MPI_Count sendcount,
                     c, request, persist, vform,
                     is_root ? move_bytes(rt, hc_mpi_vec_at(recvcounts, 0))
                             : move_bytes(st, sendcount));
+  if (in_segment && vform &&
+      move_rooted_direct(fn, c, 1, is_root, size, root, sendbuf, st, sendcount,
+                         recvbuf, rt, recvcounts, displs, &rc))
+    return rc;
   if (!inter && !in_segment) {
     rc = move_rooted_stream(fn, c, 1, is_root, (void *)sendbuf, st, sendcount,
                             recvbuf, rt, recvcounts, displs, vform, root,
@@ -537,15 +585,65 @@ static int move_gather(const char *fn, const void *sendbuf, MPI_Count sendcount,
   return hc_mpi_coll_finish(fn, c, cx, rc, eng, request);
 }
 
+/* The bytes of one side of a rooted collective's fast path: count
+ * elements of a predefined dense type in a buffer that is there (or
+ * MPI_IN_PLACE where in_place_ok); -1: the general path decides. */
+static long long move_fast_side(hc_mpi_coll_fast_t *f, const void *buf,
+                                MPI_Count count, MPI_Datatype type,
+                                int in_place_ok) {
+  if (buf == MPI_IN_PLACE)
+    return in_place_ok ? 0 : -1;
+  const hc_mpi_type_t *t = hc_mpi_coll_fast_move(f, type);
+  if (t == NULL || count < 0 || count > HC_MPI_COLL_FAST_BLOCK_MAX ||
+      (buf == NULL && count > 0))
+    return -1;
+  return (long long)count * (long long)t->size;
+}
+
+/* The fast path of a blocking Gather (gather) or Scatter on an
+ * intracommunicator (hc_mpi_coll_fast): "one" is this rank's block (the
+ * send side of a gather), "many" the root's blocks; both of predefined
+ * dense types in host memory, the root's two sides alike in bytes.  Its
+ * result, or -1 when the call goes the general way (which checks and
+ * raises).  The engine chooses the segment or the schedule. */
+static int move_rooted_fast(const char *fn, int gather, const void *one,
+                            MPI_Count one_count, MPI_Datatype one_type,
+                            const void *many, MPI_Count many_count,
+                            MPI_Datatype many_type, int root, MPI_Comm comm) {
+  hc_mpi_comm_t *c = hc_mpi_comm_try(comm);
+  hc_mpi_coll_fast_t *f = c != NULL ? hc_mpi_coll_fast(c) : NULL;
+  if (f == NULL || root < 0 || root >= f->size)
+    return -1;
+  int is_root = f->rank == root;
+  long long bytes = move_fast_side(f, one, one_count, one_type, is_root);
+  if (is_root) {
+    long long each = move_fast_side(f, many, many_count, many_type, 0);
+    if (each < 0 || (one != MPI_IN_PLACE && bytes != each))
+      return -1;
+    bytes = each;
+  }
+  if (bytes < 0 || !hc_mpi_coll_host(one == MPI_IN_PLACE ? NULL : one,
+                                     is_root ? many : NULL))
+    return -1;
+  const void *in = one == MPI_IN_PLACE ? HCOMM_IN_PLACE : one;
+  hc_status_t st =
+      gather ? hcomm_gather(in, (size_t)bytes, (void *)many, root, c->engine)
+             : hcomm_scatter(many, (size_t)bytes, (void *)in, root, c->engine);
+  return hc_mpi_raise_status(c, fn, st);
+}
+
 /* Traced entry: one test of hc_trace_on when tracing is off. */
 static int move_gather_entry(const char *fn, const void *sendbuf,
                              MPI_Count sendcount, MPI_Datatype sendtype,
                              void *recvbuf, MPI_Count recvcount,
                              MPI_Datatype recvtype, int root, MPI_Comm comm) {
   uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
-  int rc = move_gather(fn, sendbuf, sendcount, sendtype, recvbuf,
-                       hc_mpi_vec_wide(&recvcount), hc_mpi_vec_int(NULL), 0,
-                       recvtype, root, comm, NULL, 0);
+  int rc = move_rooted_fast(fn, 1, sendbuf, sendcount, sendtype, recvbuf,
+                            recvcount, recvtype, root, comm);
+  if (rc < 0)
+    rc = move_gather(fn, sendbuf, sendcount, sendtype, recvbuf,
+                     hc_mpi_vec_wide(&recvcount), hc_mpi_vec_int(NULL), 0,
+                     recvtype, root, comm, NULL, 0);
   if (hc_trace_on)
     hc_trace_call(HC_TRACE_MPI_GATHER, t0, root, -1,
                   hc_mpi_trace_bytes(sendcount, sendtype));
@@ -773,6 +871,10 @@ static int move_scatter(const char *fn, const void *sendbuf,
                     c, request, persist, vform,
                     is_root ? move_bytes(st, hc_mpi_vec_at(sendcounts, 0))
                             : move_bytes(rt, recvcount));
+  if (in_segment && vform &&
+      move_rooted_direct(fn, c, 0, is_root, size, root, recvbuf, rt, recvcount,
+                         sendbuf, st, sendcounts, displs, &rc))
+    return rc;
   if (!inter && !in_segment) {
     rc = move_rooted_stream(fn, c, 0, is_root, recvbuf, rt, recvcount,
                             (void *)sendbuf, st, sendcounts, displs, vform,
@@ -828,9 +930,12 @@ static int move_scatter_entry(const char *fn, const void *sendbuf,
                               void *recvbuf, MPI_Count recvcount,
                               MPI_Datatype recvtype, int root, MPI_Comm comm) {
   uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
-  int rc = move_scatter(fn, sendbuf, hc_mpi_vec_wide(&sendcount),
-                        hc_mpi_vec_int(NULL), 0, sendtype, recvbuf, recvcount,
-                        recvtype, root, comm, NULL, 0);
+  int rc = move_rooted_fast(fn, 0, recvbuf, recvcount, recvtype, sendbuf,
+                            sendcount, sendtype, root, comm);
+  if (rc < 0)
+    rc = move_scatter(fn, sendbuf, hc_mpi_vec_wide(&sendcount),
+                      hc_mpi_vec_int(NULL), 0, sendtype, recvbuf, recvcount,
+                      recvtype, root, comm, NULL, 0);
   if (hc_trace_on)
     hc_trace_call(HC_TRACE_MPI_SCATTER, t0, root, -1,
                   hc_mpi_trace_bytes(recvcount, recvtype));
@@ -1041,15 +1146,9 @@ static int move_allgatherv_direct(const char *fn, hc_mpi_comm_t *c, int rank,
   size_t bytes[HC_MPI_COLL_STACK_RANKS], offs[HC_MPI_COLL_STACK_RANKS];
   int in_place = sendbuf == MPI_IN_PLACE;
   if (!hc_mpi_coll_direct(recvbuf, rt) ||
-      (!in_place && !hc_mpi_coll_direct(sendbuf, st)))
+      (!in_place && !hc_mpi_coll_direct(sendbuf, st)) ||
+      !move_direct_table(rt, size, recvcounts, displs, bytes, offs))
     return 0;
-  for (int i = 0; i < size; i++) {
-    MPI_Count d = hc_mpi_vec_at(displs, i);
-    if (d < 0)
-      return 0;
-    bytes[i] = move_bytes(rt, hc_mpi_vec_at(recvcounts, i));
-    offs[i] = (size_t)(d * rt->extent);
-  }
   *rc = hc_mpi_raise_status(
       c, fn,
       hcomm_allgatherv(in_place ? HCOMM_IN_PLACE : sendbuf, bytes[rank],
