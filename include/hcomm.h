@@ -706,7 +706,9 @@ hc_status_t hcomm_scatterv(const void *sendbuf, const size_t *sbytes,
 /* 1 when the blocking gather or scatter (vform: with tables; bytes: the
  * fixed form's block) runs in comm's shared segment, every rank alike (a
  * collective call: it makes the segment if comm has none yet).  Then no
- * rank may move its blocks another way (hcomm_gatherv_acc). */
+ * rank may move its blocks another way (hcomm_gatherv_acc): the MPI face
+ * takes only the fixed forms there, whose blocks are too small for it to
+ * stream. */
 int hcomm_rooted_in_segment(hcomm_comm_t *comm, int vform, size_t bytes);
 /* sendbuf may be HCOMM_IN_PLACE (own block already in recvbuf). */
 hc_status_t hcomm_allgather(const void *sendbuf, size_t bytes, void *recvbuf,

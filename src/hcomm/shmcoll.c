@@ -2313,13 +2313,20 @@ static hc_status_t shmcoll_rooted_messages(const hc_shmcoll_op_t *op) {
   return rc;
 }
 
+/* The fixed forms' blocks of all the ranks together, at most: the MPI
+ * face streams a derived type's blocks above 64 KiB (at the root: all of
+ * them) as messages, and no rank may do so while the others run here. */
+#define SHMCOLL_ROOTED_TOTAL_MAX ((size_t)64 << 10)
+
 /* Whether a gather or scatter on comm runs here: the v-forms always (each
  * block's size is known to both its ends), the others where a block fits
- * a small buffer (the same on every rank); where comm has a segment of
- * its own, made now if not yet. */
+ * a small buffer and all of them SHMCOLL_ROOTED_TOTAL_MAX (the same on
+ * every rank); where comm has a segment of its own, made now if not yet. */
 int hc_shmcoll_rooted_takes(hcomm_comm_t *comm, int vform, size_t bytes) {
   hc_status_t rc;
-  return comm != NULL && (vform || bytes <= SHMCOLL_SMALL) &&
+  return comm != NULL &&
+         (vform || (bytes <= SHMCOLL_SMALL &&
+                    bytes * (size_t)comm->size <= SHMCOLL_ROOTED_TOTAL_MAX)) &&
          shmcoll_enter(comm, 0, &rc) != NULL;
 }
 

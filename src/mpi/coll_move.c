@@ -409,59 +409,16 @@ static int move_rooted_stream(const char *fn, hc_mpi_comm_t *c, int gather,
 
 /* ---- gather -------------------------------------------------------------- */
 
-/* The sizes and offsets in bytes of size blocks of t (counts, displs) for
- * the engine; 0 when a displacement is negative (no offset in bytes). */
-static int move_direct_table(const hc_mpi_type_t *t, int size,
-                             hc_mpi_vec_t counts, hc_mpi_vec_t displs,
-                             size_t *bytes, size_t *offs) {
-  for (int i = 0; i < size; i++) {
-    MPI_Count d = hc_mpi_vec_at(displs, i);
-    if (d < 0)
-      return 0;
-    bytes[i] = move_bytes(t, hc_mpi_vec_at(counts, i));
-    offs[i] = (size_t)(d * t->extent);
-  }
-  return 1;
-}
-
-/* A blocking Gatherv (gather) or Scatterv, its arguments checked, that
- * runs in the segment, of dense types in host memory on a small
- * communicator: the engine takes the user's buffers as they are, the
- * root's table on the stack (no views, nothing allocated).  "one" is this
- * rank's block, "many" the root's.  0: not such a call, nothing done; 1:
- * done, *rc its result. */
-static int move_rooted_direct(const char *fn, hc_mpi_comm_t *c, int gather,
-                              int is_root, int size, int root, const void *one,
-                              const hc_mpi_type_t *ot, MPI_Count one_count,
-                              const void *many, const hc_mpi_type_t *mt,
-                              hc_mpi_vec_t counts, hc_mpi_vec_t displs,
-                              int *rc) {
-  size_t bytes[HC_MPI_COLL_STACK_RANKS], offs[HC_MPI_COLL_STACK_RANKS];
-  int in_place = one == MPI_IN_PLACE;
-  if (size > HC_MPI_COLL_STACK_RANKS ||
-      (!in_place && !hc_mpi_coll_direct(one, ot)) ||
-      (is_root && (!hc_mpi_coll_direct(many, mt) ||
-                   !move_direct_table(mt, size, counts, displs, bytes, offs))))
-    return 0;
-  const void *in = in_place ? HCOMM_IN_PLACE : one;
-  size_t mine = in_place ? 0 : move_bytes(ot, one_count);
-  const size_t *tab = is_root ? bytes : NULL, *at = is_root ? offs : NULL;
-  hc_status_t st =
-      gather ? hcomm_gatherv(in, mine, (void *)many, tab, at, root, c->engine)
-             : hcomm_scatterv(many, tab, at, (void *)in, mine, root, c->engine);
-  *rc = hc_mpi_raise_status(c, fn, st);
-  return 1;
-}
-
-/* A blocking Gather(v) or Scatter(v) (on an intracommunicator) that the
- * engine runs in the node's shared segment (the same answer on every
- * rank): then every rank hands it packed views, none streams its blocks
- * (move_rooted_stream's messages would miss the segment's turn).  block:
- * the fixed forms' block in bytes. */
+/* A blocking Gather or Scatter (on an intracommunicator) that the engine
+ * runs in the node's shared segment (the same answer on every rank; block:
+ * its block in bytes): then every rank hands it packed views.  Only blocks
+ * so small that no rank streams (move_rooted_stream, whose messages would
+ * miss the segment's turn) are taken there.  The v-forms stay with the
+ * schedule: a rank cannot tell whether another streams its blocks. */
 static int move_rooted_in_segment(hc_mpi_comm_t *c, const MPI_Request *request,
                                   int persist, int vform, size_t block) {
-  return request == NULL && !persist &&
-         hcomm_rooted_in_segment(c->engine, vform, block);
+  return request == NULL && !persist && !vform &&
+         hcomm_rooted_in_segment(c->engine, 0, block);
 }
 
 /* The send side of a rooted collective: type and count checked, bytes
@@ -531,10 +488,6 @@ static int move_gather(const char *fn, const void *sendbuf, MPI_Count sendcount,
                     c, request, persist, vform,
                     is_root ? move_bytes(rt, hc_mpi_vec_at(recvcounts, 0))
                             : move_bytes(st, sendcount));
-  if (in_segment && vform &&
-      move_rooted_direct(fn, c, 1, is_root, size, root, sendbuf, st, sendcount,
-                         recvbuf, rt, recvcounts, displs, &rc))
-    return rc;
   if (!inter && !in_segment) {
     rc = move_rooted_stream(fn, c, 1, is_root, (void *)sendbuf, st, sendcount,
                             recvbuf, rt, recvcounts, displs, vform, root,
@@ -871,10 +824,6 @@ static int move_scatter(const char *fn, const void *sendbuf,
                     c, request, persist, vform,
                     is_root ? move_bytes(st, hc_mpi_vec_at(sendcounts, 0))
                             : move_bytes(rt, recvcount));
-  if (in_segment && vform &&
-      move_rooted_direct(fn, c, 0, is_root, size, root, recvbuf, rt, recvcount,
-                         sendbuf, st, sendcounts, displs, &rc))
-    return rc;
   if (!inter && !in_segment) {
     rc = move_rooted_stream(fn, c, 0, is_root, recvbuf, rt, recvcount,
                             (void *)sendbuf, st, sendcounts, displs, vform,
@@ -1146,9 +1095,15 @@ static int move_allgatherv_direct(const char *fn, hc_mpi_comm_t *c, int rank,
   size_t bytes[HC_MPI_COLL_STACK_RANKS], offs[HC_MPI_COLL_STACK_RANKS];
   int in_place = sendbuf == MPI_IN_PLACE;
   if (!hc_mpi_coll_direct(recvbuf, rt) ||
-      (!in_place && !hc_mpi_coll_direct(sendbuf, st)) ||
-      !move_direct_table(rt, size, recvcounts, displs, bytes, offs))
+      (!in_place && !hc_mpi_coll_direct(sendbuf, st)))
     return 0;
+  for (int i = 0; i < size; i++) {
+    MPI_Count d = hc_mpi_vec_at(displs, i);
+    if (d < 0)
+      return 0;
+    bytes[i] = move_bytes(rt, hc_mpi_vec_at(recvcounts, i));
+    offs[i] = (size_t)(d * rt->extent);
+  }
   *rc = hc_mpi_raise_status(
       c, fn,
       hcomm_allgatherv(in_place ? HCOMM_IN_PLACE : sendbuf, bytes[rank],

@@ -32,11 +32,10 @@
  *                       pipeline in a wide lane), allreduce-init-reused
  *                       (the same in a wide lane given back by two made
  *                       and freed before it), alltoall-init-large (blocks
- *                       read from their senders), gather, gatherv,
- *                       scatter, scatterv (2 ints per rank in the
- *                       segment; -root: the victim is the root; -large:
- *                       2,000 ints each, messages after the segment's
- *                       number)); the
+ *                       read from their senders), gather, scatter (2
+ *                       ints per rank in the segment), gatherv, scatterv
+ *                       (their schedules; -root: the victim is the
+ *                       root; -large: 2,000 ints each)); the
  *                       survivors
  *                       must get MPIX_ERR_PROC_FAILED from one of their
  *                       next few KINDs, never hang.  Run under hcmpirun
@@ -407,9 +406,9 @@ static int run_kind(const char *kind, int round)
         return MPI_Reduce_scatter_block(all_in, out, 2, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     if (strcmp(kind, "barrier") == 0)
         return MPI_Barrier(MPI_COMM_WORLD);
-    /* Gather(v), Scatter(v): blocks of a small buffer in the segment; the
-     * -root kinds with the victim as root, -large ones 2,000 ints each
-     * (messages after the segment's number). */
+    /* Gather, Scatter: blocks of a small buffer in the segment; the
+     * v-forms (schedules) beside them; the -root kinds with the victim as
+     * root, -large ones 2,000 ints each. */
     int victim_root = strstr(kind, "-root") != NULL ? VICTIM : 0;
     static int rooted_in[64 * 2000], rooted_out[64 * 2000], rooted_counts[64],
         rooted_displs[64];

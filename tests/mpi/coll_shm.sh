@@ -117,8 +117,8 @@ for kind in barrier bcast bcast-root bcast-large bcast-large-root reduce allredu
     reduce_scatter_block; do
     kill_case 4 $kind
 done
-# Gather(v) and Scatter(v): the segment's number (the victim a sender or
-# the root), then the messages of blocks above a small buffer.
+# Gather and Scatter in the segment (the victim a sender or the root),
+# Gatherv and Scatterv beside them.
 for kind in gather gather-root scatter scatter-root gatherv gatherv-root scatterv \
     scatterv-root gatherv-large scatterv-large; do
     kill_case 4 $kind

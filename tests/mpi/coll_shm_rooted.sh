@@ -1,8 +1,8 @@
 #!/bin/sh
-# coll_shm_rooted.c: blocking Gather(v) and Scatter(v) in the communicator's
-# shared-memory segment (blocks above a small buffer as messages), checked
-# byte by byte, with no transport message for small blocks, on 1, 2, 3, 5
-# and 8 ranks; with every wait asleep; with the segments off and over tcp
+# coll_shm_rooted.c: blocking Gather and Scatter of small blocks in the
+# communicator's shared-memory segment, Gatherv and Scatterv beside them,
+# checked byte by byte, with no transport message for small blocks, on 1,
+# 2, 3, 5 and 8 ranks; with every wait asleep; with the segments off and over tcp
 # (the same results by messages).
 . "${top_srcdir:-.}/tests/mpi/lib.sh"
 if [ "$MPI_TEST_LAUNCHER" != hcmpirun ] || [ -n "${HCMPI_TRANSPORTS:-}" ]; then
