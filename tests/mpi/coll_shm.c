@@ -32,10 +32,9 @@
  *                       pipeline in a wide lane), allreduce-init-reused
  *                       (the same in a wide lane given back by two made
  *                       and freed before it), alltoall-init-large (blocks
- *                       read from their senders), gather, scatter (2
- *                       ints per rank in the segment), gatherv, scatterv
- *                       (their schedules; -root: the victim is the
- *                       root; -large: 2,000 ints each)); the
+ *                       read from their senders), gather, gather-root,
+ *                       scatter, scatter-root (2 ints per rank in the
+ *                       segment; -root: the victim is the root)); the
  *                       survivors
  *                       must get MPIX_ERR_PROC_FAILED from one of their
  *                       next few KINDs, never hang.  Run under hcmpirun
@@ -406,29 +405,13 @@ static int run_kind(const char *kind, int round)
         return MPI_Reduce_scatter_block(all_in, out, 2, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     if (strcmp(kind, "barrier") == 0)
         return MPI_Barrier(MPI_COMM_WORLD);
-    /* Gather, Scatter: blocks of a small buffer in the segment; the
-     * v-forms (schedules) beside them; the -root kinds with the victim as
-     * root, -large ones 2,000 ints each. */
+    /* Gather, Scatter: 2 ints per rank in the segment; the -root kinds
+     * with the victim as root. */
     int victim_root = strstr(kind, "-root") != NULL ? VICTIM : 0;
-    static int rooted_in[64 * 2000], rooted_out[64 * 2000], rooted_counts[64],
-        rooted_displs[64];
-    int rooted_each = strstr(kind, "-large") != NULL ? 2000 : 2;
-    for (int r = 0; r < wsize && r < 64; r++) {
-        rooted_counts[r] = rooted_each;
-        rooted_displs[r] = (wsize - 1 - r) * rooted_each; /* out of order */
-    }
-    if (strncmp(kind, "gatherv", 7) == 0)
-        return MPI_Gatherv(rooted_in, rooted_each, MPI_INT, rooted_out, rooted_counts,
-                           rooted_displs, MPI_INT, victim_root, MPI_COMM_WORLD);
-    if (strncmp(kind, "scatterv", 8) == 0)
-        return MPI_Scatterv(rooted_in, rooted_counts, rooted_displs, MPI_INT, rooted_out,
-                            rooted_each, MPI_INT, victim_root, MPI_COMM_WORLD);
     if (strncmp(kind, "gather", 6) == 0)
-        return MPI_Gather(rooted_in, rooted_each, MPI_INT, rooted_out, rooted_each, MPI_INT,
-                          victim_root, MPI_COMM_WORLD);
+        return MPI_Gather(in, 2, MPI_INT, all_out, 2, MPI_INT, victim_root, MPI_COMM_WORLD);
     if (strncmp(kind, "scatter", 7) == 0)
-        return MPI_Scatter(rooted_in, rooted_each, MPI_INT, rooted_out, rooted_each, MPI_INT,
-                           victim_root, MPI_COMM_WORLD);
+        return MPI_Scatter(all_in, 2, MPI_INT, out, 2, MPI_INT, victim_root, MPI_COMM_WORLD);
     if (strcmp(kind, "bcast") == 0)
         return MPI_Bcast(in, 4, MPI_INT, 0, MPI_COMM_WORLD);
     if (strcmp(kind, "bcast-root") == 0)
