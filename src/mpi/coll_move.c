@@ -514,12 +514,10 @@ static int move_gather(const char *fn, const void *sendbuf, MPI_Count sendcount,
   if (sz == NULL || sview == NULL || (is_root && rview == NULL))
     return hc_mpi_coll_nomem(fn, c, cx);
   size_t bytes = is_root ? sz[0] : sbytes;
-  if (in_segment) {
-    rc = vform ? hcomm_gatherv(sview, sbytes, rview, sz, sz + size, root,
-                               c->engine)
-               : hcomm_gather(sview, bytes, rview, root, c->engine);
-    return hc_mpi_raise_status(c, fn, hc_mpi_coll_end(cx, rc));
-  }
+  if (in_segment) /* a fixed form */
+    return hc_mpi_raise_status(
+        c, fn,
+        hc_mpi_coll_end(cx, hcomm_gather(sview, bytes, rview, root, c->engine)));
   if (inter && vform)
     rc = hcomm_inter_gatherv(sview, sbytes, rview, sz, sz + size, root,
                               c->engine, persist, &eng);
@@ -849,12 +847,11 @@ static int move_scatter(const char *fn, const void *sendbuf,
   if (sz == NULL || rview == NULL || (is_root && sview == NULL))
     return hc_mpi_coll_nomem(fn, c, cx);
   size_t bytes = is_root ? sz[0] : rbytes;
-  if (in_segment) {
-    rc = vform ? hcomm_scatterv(sview, sz, sz + size, rview, rbytes, root,
-                                c->engine)
-               : hcomm_scatter(sview, bytes, rview, root, c->engine);
-    return hc_mpi_raise_status(c, fn, hc_mpi_coll_end(cx, rc));
-  }
+  if (in_segment) /* a fixed form */
+    return hc_mpi_raise_status(
+        c, fn,
+        hc_mpi_coll_end(cx,
+                        hcomm_scatter(sview, bytes, rview, root, c->engine)));
   if (inter && vform)
     rc = hcomm_inter_scatterv(sview, sz, sz + size, rview, rbytes, root,
                                c->engine, persist, &eng);
