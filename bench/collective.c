@@ -14,7 +14,11 @@
  *   bcast_init: MPI-4 persistent bcast from rank 0, as allreduce_init;
  *   reduce_init, allgather_init, alltoall_init, reduce_scatter_block_init:
  *     the persistent forms of reduce, allgather, alltoall and
- *     reduce_scatter_block, alike.
+ *     reduce_scatter_block, alike;
+ *   gather, scatter: bytes from (to) each rank, root 0;
+ *   gatherv, scatterv, allgatherv: the same with every count equal and the
+ *     displacements packed, so that every rank does the fixed forms' work;
+ *   reduce_scatter: as reduce_scatter_block, every count equal.
  *
  * Output, one line per size:
  *   bench=NAME ranks=N size=B median_us=.. min_us=.. p90_us=.. reps=R
@@ -31,7 +35,8 @@ static const char co_usage[] =
     "             alltoall, alltoallv, reduce_scatter_block, barrier,\n"
     "             allreduce_init, iallreduce, ibcast, bcast_init,\n"
     "             reduce_init, allgather_init, alltoall_init,\n"
-    "             reduce_scatter_block_init\n";
+    "             reduce_scatter_block_init, gather, scatter, gatherv,\n"
+    "             scatterv, allgatherv, reduce_scatter\n";
 
 enum co_call {
   CO_ALLREDUCE,
@@ -49,14 +54,21 @@ enum co_call {
   CO_REDUCE_INIT,
   CO_ALLGATHER_INIT,
   CO_ALLTOALL_INIT,
-  CO_REDUCE_SCATTER_BLOCK_INIT
+  CO_REDUCE_SCATTER_BLOCK_INIT,
+  CO_GATHER,
+  CO_SCATTER,
+  CO_GATHERV,
+  CO_SCATTERV,
+  CO_ALLGATHERV,
+  CO_REDUCE_SCATTER
 };
 
 static const char *const co_names[] = {
     "allreduce", "bcast",    "reduce",  "allgather",     "alltoall",
     "alltoallv", "reduce_scatter_block", "barrier", "allreduce_init", "iallreduce", "ibcast", "bcast_init",
     "reduce_init", "allgather_init", "alltoall_init",
-    "reduce_scatter_block_init"};
+    "reduce_scatter_block_init", "gather", "scatter", "gatherv", "scatterv",
+    "allgatherv", "reduce_scatter"};
 
 typedef struct co_bench {
   enum co_call call;
@@ -65,11 +77,13 @@ typedef struct co_bench {
   char *rbuf;
   int *counts;
   int *displs;
+  int *dcounts; /* reduce_scatter: doubles each rank keeps */
   MPI_Request persistent; /* the _init calls: this size's */
 } co_bench_t;
 
 static int co_persistent(enum co_call call) {
-  return call == CO_ALLREDUCE_INIT || call >= CO_BCAST_INIT;
+  return call == CO_ALLREDUCE_INIT ||
+         (call >= CO_BCAST_INIT && call <= CO_REDUCE_SCATTER_BLOCK_INIT);
 }
 
 /* Doubles in size bytes (at least one, so that 8 B means one double). */
@@ -129,6 +143,36 @@ static void co_call(co_bench_t *b, size_t size) {
     bench_check(MPI_Start(&b->persistent), "MPI_Start");
     bench_check(MPI_Wait(&b->persistent, MPI_STATUS_IGNORE), "MPI_Wait");
     return;
+  case CO_GATHER:
+    bench_check(MPI_Gather(b->sbuf, bytes, MPI_BYTE, b->rbuf, bytes, MPI_BYTE,
+                           0, MPI_COMM_WORLD),
+                "MPI_Gather");
+    return;
+  case CO_SCATTER:
+    bench_check(MPI_Scatter(b->sbuf, bytes, MPI_BYTE, b->rbuf, bytes,
+                            MPI_BYTE, 0, MPI_COMM_WORLD),
+                "MPI_Scatter");
+    return;
+  case CO_GATHERV:
+    bench_check(MPI_Gatherv(b->sbuf, bytes, MPI_BYTE, b->rbuf, b->counts,
+                            b->displs, MPI_BYTE, 0, MPI_COMM_WORLD),
+                "MPI_Gatherv");
+    return;
+  case CO_SCATTERV:
+    bench_check(MPI_Scatterv(b->sbuf, b->counts, b->displs, MPI_BYTE, b->rbuf,
+                             bytes, MPI_BYTE, 0, MPI_COMM_WORLD),
+                "MPI_Scatterv");
+    return;
+  case CO_ALLGATHERV:
+    bench_check(MPI_Allgatherv(b->sbuf, bytes, MPI_BYTE, b->rbuf, b->counts,
+                               b->displs, MPI_BYTE, MPI_COMM_WORLD),
+                "MPI_Allgatherv");
+    return;
+  case CO_REDUCE_SCATTER:
+    bench_check(MPI_Reduce_scatter(b->sbuf, b->rbuf, b->dcounts, MPI_DOUBLE,
+                                   MPI_SUM, MPI_COMM_WORLD),
+                "MPI_Reduce_scatter");
+    return;
   case CO_IALLREDUCE:
     bench_check(MPI_Iallreduce(b->sbuf, b->rbuf, n, MPI_DOUBLE, MPI_SUM,
                                MPI_COMM_WORLD, &req),
@@ -143,11 +187,12 @@ static void co_call(co_bench_t *b, size_t size) {
   }
 }
 
-/* Per-size set-up: alltoallv's counts, the persistent request. */
+/* Per-size set-up: the v-forms' counts, the persistent request. */
 static int co_prepare(co_bench_t *b, size_t size) {
   for (int r = 0; r < b->nranks; r++) {
     b->counts[r] = (int)size;
     b->displs[r] = (int)(size * (size_t)r);
+    b->dcounts[r] = co_doubles(size);
   }
   if (!co_persistent(b->call))
     return 0;
@@ -256,6 +301,7 @@ int main(int argc, char **argv) {
                   bench_alloc(per > 0 ? per : 1),
                   calloc((size_t)nranks, sizeof(int)),
                   calloc((size_t)nranks, sizeof(int)),
+                  calloc((size_t)nranks, sizeof(int)),
                   MPI_REQUEST_NULL};
   double *vals = calloc((size_t)o.reps, sizeof(double));
   double *gathered = calloc((size_t)nranks, sizeof(double));
@@ -265,6 +311,7 @@ int main(int argc, char **argv) {
     co_size(&b, &o, o.sizes[i], rank, vals, gathered);
   free(gathered);
   free(vals);
+  free(b.dcounts);
   free(b.displs);
   free(b.counts);
   free(b.rbuf);

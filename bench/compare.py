@@ -87,6 +87,15 @@ CASES += [
     collective_case("alltoall_init",
                     "MPI_Alltoall_init + MPI_Start/MPI_Wait (persistent, "
                     "MPI-4; bytes to each rank)"),
+    collective_case("gather", "MPI_Gather (bytes from each rank to rank 0)"),
+    collective_case("scatter", "MPI_Scatter (bytes to each rank from rank 0)"),
+    collective_case("gatherv", "MPI_Gatherv (equal counts, as gather)"),
+    collective_case("scatterv", "MPI_Scatterv (equal counts, as scatter)"),
+    collective_case("allgatherv",
+                    "MPI_Allgatherv (equal counts, as allgather)"),
+    collective_case("reduce_scatter",
+                    "MPI_Reduce_scatter (equal counts, sum of doubles, bytes "
+                    "each rank keeps)"),
 ]
 
 
@@ -174,7 +183,8 @@ RMA_BANDWIDTH = [c for c in RMA_GROUP + RMA_DEVICE_GROUP if "_bw_" in c]
 COLLECTIVE_GROUP = ["allreduce", "bcast", "reduce", "allgather", "alltoall",
                     "alltoallv", "reduce_scatter_block", "barrier",
                     "allreduce_init", "iallreduce", "ibcast", "bcast_init",
-                    "alltoall_init"]
+                    "alltoall_init", "gather", "scatter", "gatherv",
+                    "scatterv", "allgatherv", "reduce_scatter"]
 
 # Per mode: the flags each case adds, and the number of rounds.
 MODES = {
@@ -202,6 +212,12 @@ MODES = {
         "ibcast": "-s 8,1K,64K,1M -r 5 -i 100 -w 5",
         "bcast_init": "-s 8,1K,64K,1M -r 5 -i 100 -w 5",
         "alltoall_init": "-s 8,1K,64K -r 5 -i 100 -w 5",
+        "gather": "-s 8,1K,64K -r 5 -i 100 -w 5",
+        "scatter": "-s 8,1K,64K -r 5 -i 100 -w 5",
+        "gatherv": "-s 8,1K,64K -r 5 -i 100 -w 5",
+        "scatterv": "-s 8,1K,64K -r 5 -i 100 -w 5",
+        "allgatherv": "-s 8,1K,64K -r 5 -i 100 -w 5",
+        "reduce_scatter": "-s 8,1K,64K -r 5 -i 100 -w 5",
         "floor": "-s 8,64,4K,64K,1M,4M,16M -r 5 -i 20000",
         **{c: "-s 8 -r 5 -i 500 -w 50" for c in RMA_LATENCY},
         **{c: "-s 4K,64K,1M,4M -r 5 -i 20 -w 2" for c in RMA_BANDWIDTH},
@@ -230,6 +246,12 @@ MODES = {
         "ibcast": "-m 8:4M -r 11 -i 200 -w 10",
         "bcast_init": "-m 8:4M -r 11 -i 200 -w 10",
         "alltoall_init": "-m 8:1M -r 11 -i 200 -w 10",
+        "gather": "-m 8:1M -r 11 -i 200 -w 10",
+        "scatter": "-m 8:1M -r 11 -i 200 -w 10",
+        "gatherv": "-m 8:1M -r 11 -i 200 -w 10",
+        "scatterv": "-m 8:1M -r 11 -i 200 -w 10",
+        "allgatherv": "-m 8:1M -r 11 -i 200 -w 10",
+        "reduce_scatter": "-m 8:1M -r 11 -i 200 -w 10",
         "floor": "-m 1:16M -r 11 -i 100000",
         **{c: "-s 8 -r 11 -i 2000 -w 200" for c in RMA_LATENCY},
         **{c: "-m 4K:4M -r 11 -i 100 -w 10" for c in RMA_BANDWIDTH},
@@ -259,6 +281,12 @@ MODES = {
         "ibcast": "-s 8,64K -r 3 -i 20 -w 2",
         "bcast_init": "-s 8,64K -r 3 -i 20 -w 2",
         "alltoall_init": "-s 8,1K -r 3 -i 20 -w 2",
+        "gather": "-s 8,1K -r 3 -i 20 -w 2",
+        "scatter": "-s 8,1K -r 3 -i 20 -w 2",
+        "gatherv": "-s 8,1K -r 3 -i 20 -w 2",
+        "scatterv": "-s 8,1K -r 3 -i 20 -w 2",
+        "allgatherv": "-s 8,1K -r 3 -i 20 -w 2",
+        "reduce_scatter": "-s 8,1K -r 3 -i 20 -w 2",
         **{c: "-s 8 -r 3 -i 50 -w 5" for c in RMA_LATENCY},
         **{c: "-s 64K,1M -r 3 -i 4 -w 1" for c in RMA_BANDWIDTH},
     },

@@ -691,6 +691,25 @@ hc_status_t hcomm_allreduce(const void *sendbuf, void *recvbuf, size_t count,
  * HCOMM_IN_PLACE at the root. */
 hc_status_t hcomm_gather(const void *sendbuf, size_t bytes, void *recvbuf,
                          int root, hcomm_comm_t *comm);
+/* The v-form (tables significant at the root, as hcomm_igatherv's), and
+ * the scatters (recvbuf may be HCOMM_IN_PLACE at the root); on one node
+ * they run through comm's shared segment where
+ * hcomm_rooted_in_segment says so. */
+hc_status_t hcomm_gatherv(const void *sendbuf, size_t sbytes, void *recvbuf,
+                          const size_t *rbytes, const size_t *rdispls,
+                          int root, hcomm_comm_t *comm);
+hc_status_t hcomm_scatter(const void *sendbuf, size_t bytes, void *recvbuf,
+                          int root, hcomm_comm_t *comm);
+hc_status_t hcomm_scatterv(const void *sendbuf, const size_t *sbytes,
+                           const size_t *sdispls, void *recvbuf, size_t rbytes,
+                           int root, hcomm_comm_t *comm);
+/* 1 when the blocking gather or scatter (vform: with tables; bytes: the
+ * fixed form's block) runs in comm's shared segment, every rank alike (a
+ * collective call: it makes the segment if comm has none yet).  Then no
+ * rank may move its blocks another way (hcomm_gatherv_acc): the MPI face
+ * takes only the fixed forms there, whose blocks are too small for it to
+ * stream. */
+int hcomm_rooted_in_segment(hcomm_comm_t *comm, int vform, size_t bytes);
 /* sendbuf may be HCOMM_IN_PLACE (own block already in recvbuf). */
 hc_status_t hcomm_allgather(const void *sendbuf, size_t bytes, void *recvbuf,
                             hcomm_comm_t *comm);

@@ -204,9 +204,54 @@ hc_status_t hcomm_allreduce(const void *sendbuf, void *recvbuf, size_t count,
 
 hc_status_t hcomm_gather(const void *sendbuf, size_t bytes, void *recvbuf,
                          int root, hcomm_comm_t *comm) {
+  hc_status_t rc =
+      hc_shmcoll_gather(0, sendbuf, bytes, recvbuf, NULL, NULL, root, comm);
+  if (rc != HC_ERR_NOT_SUPPORTED)
+    return rc;
   hcomm_request_t *req = NULL;
   return coll_wait(hcomm_igather(sendbuf, bytes, recvbuf, root, comm, &req),
                    &req);
+}
+
+hc_status_t hcomm_gatherv(const void *sendbuf, size_t sbytes, void *recvbuf,
+                          const size_t *rbytes, const size_t *rdispls,
+                          int root, hcomm_comm_t *comm) {
+  hc_status_t rc = hc_shmcoll_gather(1, sendbuf, sbytes, recvbuf, rbytes,
+                                     rdispls, root, comm);
+  if (rc != HC_ERR_NOT_SUPPORTED)
+    return rc;
+  hcomm_request_t *req = NULL;
+  return coll_wait(hcomm_igatherv(sendbuf, sbytes, recvbuf, rbytes, rdispls,
+                                  root, comm, &req),
+                   &req);
+}
+
+hc_status_t hcomm_scatter(const void *sendbuf, size_t bytes, void *recvbuf,
+                          int root, hcomm_comm_t *comm) {
+  hc_status_t rc =
+      hc_shmcoll_scatter(0, sendbuf, NULL, NULL, recvbuf, bytes, root, comm);
+  if (rc != HC_ERR_NOT_SUPPORTED)
+    return rc;
+  hcomm_request_t *req = NULL;
+  return coll_wait(hcomm_iscatter(sendbuf, bytes, recvbuf, root, comm, &req),
+                   &req);
+}
+
+hc_status_t hcomm_scatterv(const void *sendbuf, const size_t *sbytes,
+                           const size_t *sdispls, void *recvbuf, size_t rbytes,
+                           int root, hcomm_comm_t *comm) {
+  hc_status_t rc = hc_shmcoll_scatter(1, sendbuf, sbytes, sdispls, recvbuf,
+                                      rbytes, root, comm);
+  if (rc != HC_ERR_NOT_SUPPORTED)
+    return rc;
+  hcomm_request_t *req = NULL;
+  return coll_wait(hcomm_iscatterv(sendbuf, sbytes, sdispls, recvbuf, rbytes,
+                                   root, comm, &req),
+                   &req);
+}
+
+int hcomm_rooted_in_segment(hcomm_comm_t *comm, int vform, size_t bytes) {
+  return hc_shmcoll_rooted_takes(comm, vform, bytes);
 }
 
 hc_status_t hcomm_allgather(const void *sendbuf, size_t bytes, void *recvbuf,

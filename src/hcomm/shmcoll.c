@@ -250,7 +250,9 @@ enum shmcoll_what {
   SHMCOLL_OP_READ_EXCHANGE,
   SHMCOLL_OP_BCAST_READ,
   SHMCOLL_OP_REDUCE_READ,
-  SHMCOLL_OP_REDUCE_SCATTER_READ
+  SHMCOLL_OP_REDUCE_SCATTER_READ,
+  SHMCOLL_OP_GATHER, /* rooted: one number, blocks of one small buffer */
+  SHMCOLL_OP_SCATTER
 };
 
 /* 1 when every rank's done reached want.  The least of them is kept
@@ -560,6 +562,9 @@ static size_t shmcoll_slot_bytes(const hc_shmcoll_op_t *op, uint32_t at) {
     return n * op->op.elem_size;
   case SHMCOLL_OP_ALLTOALL:
     return (size_t)op->sc->size * op->step;
+  case SHMCOLL_OP_GATHER:
+  case SHMCOLL_OP_SCATTER:
+    return op->sc->small;
   default:
     return n;
   }
@@ -1099,6 +1104,72 @@ static int shmcoll_allreduce_read_step(hc_shmcoll_op_t *op, uint32_t s) {
   return 1;
 }
 
+/* Chunk 0 (the only one) of a gather(v), collective number s: every
+ * block of at most a small buffer goes through its sender's small buffer
+ * (the others follow as messages, shmcoll_rooted_messages).  A sender is
+ * done once it posted: the root's done guards the buffer's next use, so
+ * senders run ahead of the root as far as the small buffers go. */
+static int shmcoll_gather_step(hc_shmcoll_op_t *op, uint32_t s) {
+  hc_shmcoll_t *sc = op->sc;
+  size_t small = sc->small;
+  int me = sc->rank;
+  if (me != op->root) {
+    size_t n = op->size <= small ? op->size : 0;
+    return shmcoll_post(op, s, small, n > 0 ? op->in : NULL, n,
+                        SHMCOLL_POST_FINAL);
+  }
+  if (op->phase == 0) { /* the root posts nothing: it only reads */
+    size_t n = shmcoll_block_len(op->counts, op->each, me);
+    unsigned char *own = op->out + shmcoll_block_at(op->displs, op->each, me);
+    if (op->in != NULL && n > 0 && own != op->in) /* not in place */
+      memcpy(own, op->in, n);
+    op->phase = 1;
+  }
+  for (int r = 0; r < sc->size; r++)
+    if (r != me && !shmcoll_need(sc, SHMCOLL_POSTED, r, s))
+      return 0;
+  for (int r = 0; r < sc->size; r++) {
+    size_t n = shmcoll_block_len(op->counts, op->each, r);
+    if (r != me && n > 0 && n <= small)
+      memcpy(op->out + shmcoll_block_at(op->displs, op->each, r),
+             shmcoll_buf(sc, r, s, small), n);
+  }
+  shmcoll_publish(sc, SHMCOLL_DONE, s);
+  return 1;
+}
+
+/* The mirror for a scatter(v): the root writes each small block into its
+ * receiver's small buffer of number s and is done; each receiver copies
+ * its block out once the root posted. */
+static int shmcoll_scatter_step(hc_shmcoll_op_t *op, uint32_t s) {
+  hc_shmcoll_t *sc = op->sc;
+  size_t small = sc->small;
+  int me = sc->rank;
+  if (me != op->root) {
+    if (!shmcoll_need(sc, SHMCOLL_POSTED, op->root, s))
+      return 0;
+    if (op->size > 0 && op->size <= small)
+      memcpy(op->out, shmcoll_buf(sc, me, s, small), op->size);
+    shmcoll_publish(sc, SHMCOLL_DONE, s);
+    return 1;
+  }
+  if (!shmcoll_need(sc, SHMCOLL_DONE, SHMCOLL_ALL, shmcoll_reuse(sc, s, small)))
+    return 0;
+  for (int r = 0; r < sc->size; r++) {
+    size_t n = shmcoll_block_len(op->counts, op->each, r);
+    const unsigned char *block =
+        op->in + shmcoll_block_at(op->displs, op->each, r);
+    if (r != me && n > 0 && n <= small)
+      hc_copy_small(shmcoll_buf(sc, r, s, small), block, n);
+    else if (r == me && n > 0 && op->out != NULL) /* not in place */
+      memcpy(op->out, block, n);
+  }
+  atomic_store_explicit(&sc->lines[me].flag[SHMCOLL_DONE], s,
+                        memory_order_relaxed); /* published below */
+  shmcoll_publish(sc, SHMCOLL_POSTED, s);
+  return 1;
+}
+
 static int shmcoll_step(hc_shmcoll_op_t *op, uint32_t s) {
   switch (op->what) {
   case SHMCOLL_OP_BARRIER:
@@ -1122,6 +1193,10 @@ static int shmcoll_step(hc_shmcoll_op_t *op, uint32_t s) {
                         : shmcoll_reduce_read_step(op, s);
   case SHMCOLL_OP_REDUCE_SCATTER_READ:
     return shmcoll_allreduce_read_step(op, s);
+  case SHMCOLL_OP_GATHER:
+    return shmcoll_gather_step(op, s);
+  case SHMCOLL_OP_SCATTER:
+    return shmcoll_scatter_step(op, s);
   default:
     return shmcoll_reduce_scatter_step(op, s);
   }
@@ -1266,8 +1341,10 @@ static hc_status_t shmcoll_run(hc_shmcoll_op_t *op) {
   }
   /* Ranks with a large alltoallv block run it as the I-form's schedule,
    * which takes the communicator's next collective tag: so does this, so
-   * that the tags stay alike on every rank. */
-  if (op->what == SHMCOLL_OP_ALLTOALL && op->counts != NULL)
+   * that the tags stay alike on every rank.  A gather's or scatter's
+   * blocks above a small buffer move as messages on that tag too. */
+  if ((op->what == SHMCOLL_OP_ALLTOALL && op->counts != NULL) ||
+      op->what == SHMCOLL_OP_GATHER || op->what == SHMCOLL_OP_SCATTER)
     op->comm->coll_seq++;
   hc_shmcoll_op_start(op);
   return shmcoll_finish_locked(op);
@@ -2376,3 +2453,105 @@ hc_status_t hc_shmcoll_op_claim_lane(hc_shmcoll_op_t *op,
   return HC_ERR_NOT_SUPPORTED;
 }
 
+/* ---- gather(v), scatter(v): blocks of a small buffer in the segment ----- */
+
+/* After a rooted op: the blocks larger than a small buffer move as
+ * messages between their rank and the root (each end knows the block's
+ * size: the sender's count matches the root's), on the tag the op took. */
+static hc_status_t shmcoll_rooted_messages(const hc_shmcoll_op_t *op) {
+  hc_shmcoll_t *sc = op->sc;
+  hcomm_comm_t *comm = op->comm;
+  int me = sc->rank, gather = op->what == SHMCOLL_OP_GATHER;
+  int tag = HC_NBC_TAG_BASE + (int)((comm->coll_seq - 1) % HC_NBC_SEQS);
+  hc_status_t rc = HC_OK;
+  if (me != op->root) {
+    if (op->size <= sc->small)
+      return HC_OK;
+    hcomm_request_t *req = NULL;
+    hc_engine_lock();
+    rc = gather ? hc_isend_locked(op->in, op->size, op->root, tag, comm,
+                                  HCOMM_SEND_STANDARD, 1, &req)
+                : hc_irecv_locked(op->out, op->size, op->root, tag, comm, 1,
+                                  &req);
+    hc_engine_unlock();
+    return rc == HC_OK ? hcomm_wait_free(req, NULL) : rc;
+  }
+  hcomm_request_t **reqs = NULL;
+  int n = 0;
+  for (int r = 0; r < sc->size && rc == HC_OK; r++) {
+    size_t len = shmcoll_block_len(op->counts, op->each, r);
+    if (r == me || len <= sc->small)
+      continue;
+    if (reqs == NULL && (reqs = calloc((size_t)sc->size, sizeof *reqs)) == NULL)
+      return HC_ERR_NOMEM;
+    size_t at = shmcoll_block_at(op->displs, op->each, r);
+    hc_engine_lock();
+    rc = gather ? hc_irecv_locked(op->out + at, len, r, tag, comm, 1, &reqs[n])
+                : hc_isend_locked(op->in + at, len, r, tag, comm,
+                                  HCOMM_SEND_STANDARD, 1, &reqs[n]);
+    hc_engine_unlock();
+    n += rc == HC_OK;
+  }
+  for (int i = 0; i < n; i++) {
+    hc_status_t got = hcomm_wait_free(reqs[i], NULL);
+    rc = rc == HC_OK ? got : rc;
+  }
+  free(reqs);
+  return rc;
+}
+
+/* The fixed forms' blocks of all the ranks together, at most: the MPI
+ * face streams a derived type's blocks above 64 KiB (at the root: all of
+ * them) as messages, and no rank may do so while the others run here. */
+#define SHMCOLL_ROOTED_TOTAL_MAX ((size_t)64 << 10)
+
+/* Whether a gather or scatter on comm runs here: the v-forms always (each
+ * block's size is known to both its ends), the others where a block fits
+ * a small buffer and all of them SHMCOLL_ROOTED_TOTAL_MAX (the same on
+ * every rank); where comm has a segment of its own, made now if not yet. */
+int hc_shmcoll_rooted_takes(hcomm_comm_t *comm, int vform, size_t bytes) {
+  hc_status_t rc;
+  return comm != NULL &&
+         (vform || (bytes <= SHMCOLL_SMALL &&
+                    bytes * (size_t)comm->size <= SHMCOLL_ROOTED_TOTAL_MAX)) &&
+         shmcoll_enter(comm, 0, &rc) != NULL;
+}
+
+static hc_status_t shmcoll_rooted(int what, int vform, const void *in,
+                                  size_t mine, void *out, const size_t *counts,
+                                  const size_t *displs, int root,
+                                  hcomm_comm_t *comm) {
+  if (comm == NULL || root < 0 || root >= comm->size ||
+      (vform && comm->rank == root && (counts == NULL || displs == NULL)) ||
+      !hc_shmcoll_rooted_takes(comm, vform, mine))
+    return HC_ERR_NOT_SUPPORTED;
+  hc_shmcoll_op_t op;
+  shmcoll_op_init(&op, comm->shmcoll, comm, what, 1);
+  op.root = root;
+  op.in = in;
+  op.out = out;
+  op.counts = comm->rank == root ? counts : NULL;
+  op.displs = comm->rank == root ? displs : NULL;
+  op.each = mine;
+  op.size = mine;
+  hc_status_t rc = shmcoll_run(&op);
+  return rc == HC_OK ? shmcoll_rooted_messages(&op) : rc;
+}
+
+hc_status_t hc_shmcoll_gather(int vform, const void *sendbuf, size_t sbytes,
+                              void *recvbuf, const size_t *rbytes,
+                              const size_t *rdispls, int root,
+                              hcomm_comm_t *comm) {
+  const void *in = sendbuf == HCOMM_IN_PLACE ? NULL : sendbuf;
+  return shmcoll_rooted(SHMCOLL_OP_GATHER, vform, in, sbytes, recvbuf, rbytes,
+                        rdispls, root, comm);
+}
+
+hc_status_t hc_shmcoll_scatter(int vform, const void *sendbuf,
+                               const size_t *sbytes, const size_t *sdispls,
+                               void *recvbuf, size_t rbytes, int root,
+                               hcomm_comm_t *comm) {
+  void *out = recvbuf == HCOMM_IN_PLACE ? NULL : recvbuf;
+  return shmcoll_rooted(SHMCOLL_OP_SCATTER, vform, sendbuf, rbytes, out,
+                        sbytes, sdispls, root, comm);
+}

@@ -210,6 +210,26 @@ hc_status_t hc_shmcoll_reduce_scatter(const void *sendbuf, void *recvbuf,
                                       const size_t *counts, size_t each,
                                       const hcomm_reduce_op_t *op,
                                       hcomm_comm_t *comm);
+/* Gather(v) and Scatter(v) on one node: one collective number whose
+ * blocks of at most a small buffer of the segment (SHMCOLL_SMALL) go
+ * through it, the larger ones as messages between their rank and the root
+ * afterwards (vform 0: every block is sbytes (rbytes) bytes, block r at r
+ * x that, and the call takes only blocks that fit a small buffer).  The
+ * tables are the root's, NULL elsewhere (rbytes[r] bytes of rank r at
+ * recvbuf + rdispls[r]; the mirror for scatter); sendbuf (gather) or
+ * recvbuf (scatter) HCOMM_IN_PLACE at the root: its block is in place. */
+hc_status_t hc_shmcoll_gather(int vform, const void *sendbuf, size_t sbytes,
+                              void *recvbuf, const size_t *rbytes,
+                              const size_t *rdispls, int root,
+                              hcomm_comm_t *comm);
+hc_status_t hc_shmcoll_scatter(int vform, const void *sendbuf,
+                               const size_t *sbytes, const size_t *sdispls,
+                               void *recvbuf, size_t rbytes, int root,
+                               hcomm_comm_t *comm);
+/* 1 when the calls above run a gather or scatter (vform: with tables;
+ * bytes: the fixed form's block) on comm, whose segment this makes if it
+ * has none yet (a collective call: every rank asks alike). */
+int hc_shmcoll_rooted_takes(hcomm_comm_t *comm, int vform, size_t bytes);
 
 /* One shared-memory collective that a schedule advances (or a blocking
  * call waits on); its fields are shmcoll.c's.  It lives in the schedule's

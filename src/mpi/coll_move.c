@@ -409,6 +409,18 @@ static int move_rooted_stream(const char *fn, hc_mpi_comm_t *c, int gather,
 
 /* ---- gather -------------------------------------------------------------- */
 
+/* A blocking Gather or Scatter (on an intracommunicator) that the engine
+ * runs in the node's shared segment (the same answer on every rank; block:
+ * its block in bytes): then every rank hands it packed views.  Only blocks
+ * so small that no rank streams (move_rooted_stream, whose messages would
+ * miss the segment's turn) are taken there.  The v-forms stay with the
+ * schedule: a rank cannot tell whether another streams its blocks. */
+static int move_rooted_in_segment(hc_mpi_comm_t *c, const MPI_Request *request,
+                                  int persist, int vform, size_t block) {
+  return request == NULL && !persist && !vform &&
+         hcomm_rooted_in_segment(c->engine, 0, block);
+}
+
 /* The send side of a rooted collective: type and count checked, bytes
  * set; MPI_IN_PLACE allowed at the root only. */
 static int move_rooted_send(const char *fn, hc_mpi_comm_t *c, int is_root,
@@ -470,7 +482,13 @@ static int move_gather(const char *fn, const void *sendbuf, MPI_Count sendcount,
                    move_bytes(rt, hc_mpi_vec_at(recvcounts, vform ? root : 0)));
   if (rc != MPI_SUCCESS)
     return rc;
-  if (!inter) {
+  /* (an intercommunicator's side may have no type) */
+  int in_segment =
+      !inter && move_rooted_in_segment(
+                    c, request, persist, vform,
+                    is_root ? move_bytes(rt, hc_mpi_vec_at(recvcounts, 0))
+                            : move_bytes(st, sendcount));
+  if (!inter && !in_segment) {
     rc = move_rooted_stream(fn, c, 1, is_root, (void *)sendbuf, st, sendcount,
                             recvbuf, rt, recvcounts, displs, vform, root,
                             request, persist);
@@ -496,6 +514,10 @@ static int move_gather(const char *fn, const void *sendbuf, MPI_Count sendcount,
   if (sz == NULL || sview == NULL || (is_root && rview == NULL))
     return hc_mpi_coll_nomem(fn, c, cx);
   size_t bytes = is_root ? sz[0] : sbytes;
+  if (in_segment) /* a fixed form */
+    return hc_mpi_raise_status(
+        c, fn,
+        hc_mpi_coll_end(cx, hcomm_gather(sview, bytes, rview, root, c->engine)));
   if (inter && vform)
     rc = hcomm_inter_gatherv(sview, sbytes, rview, sz, sz + size, root,
                               c->engine, persist, &eng);
@@ -514,15 +536,65 @@ static int move_gather(const char *fn, const void *sendbuf, MPI_Count sendcount,
   return hc_mpi_coll_finish(fn, c, cx, rc, eng, request);
 }
 
+/* The bytes of one side of a rooted collective's fast path: count
+ * elements of a predefined dense type in a buffer that is there (or
+ * MPI_IN_PLACE where in_place_ok); -1: the general path decides. */
+static long long move_fast_side(hc_mpi_coll_fast_t *f, const void *buf,
+                                MPI_Count count, MPI_Datatype type,
+                                int in_place_ok) {
+  if (buf == MPI_IN_PLACE)
+    return in_place_ok ? 0 : -1;
+  const hc_mpi_type_t *t = hc_mpi_coll_fast_move(f, type);
+  if (t == NULL || count < 0 || count > HC_MPI_COLL_FAST_BLOCK_MAX ||
+      (buf == NULL && count > 0))
+    return -1;
+  return (long long)count * (long long)t->size;
+}
+
+/* The fast path of a blocking Gather (gather) or Scatter on an
+ * intracommunicator (hc_mpi_coll_fast): "one" is this rank's block (the
+ * send side of a gather), "many" the root's blocks; both of predefined
+ * dense types in host memory, the root's two sides alike in bytes.  Its
+ * result, or -1 when the call goes the general way (which checks and
+ * raises).  The engine chooses the segment or the schedule. */
+static int move_rooted_fast(const char *fn, int gather, const void *one,
+                            MPI_Count one_count, MPI_Datatype one_type,
+                            const void *many, MPI_Count many_count,
+                            MPI_Datatype many_type, int root, MPI_Comm comm) {
+  hc_mpi_comm_t *c = hc_mpi_comm_try(comm);
+  hc_mpi_coll_fast_t *f = c != NULL ? hc_mpi_coll_fast(c) : NULL;
+  if (f == NULL || root < 0 || root >= f->size)
+    return -1;
+  int is_root = f->rank == root;
+  long long bytes = move_fast_side(f, one, one_count, one_type, is_root);
+  if (is_root) {
+    long long each = move_fast_side(f, many, many_count, many_type, 0);
+    if (each < 0 || (one != MPI_IN_PLACE && bytes != each))
+      return -1;
+    bytes = each;
+  }
+  if (bytes < 0 || !hc_mpi_coll_host(one == MPI_IN_PLACE ? NULL : one,
+                                     is_root ? many : NULL))
+    return -1;
+  const void *in = one == MPI_IN_PLACE ? HCOMM_IN_PLACE : one;
+  hc_status_t st =
+      gather ? hcomm_gather(in, (size_t)bytes, (void *)many, root, c->engine)
+             : hcomm_scatter(many, (size_t)bytes, (void *)in, root, c->engine);
+  return hc_mpi_raise_status(c, fn, st);
+}
+
 /* Traced entry: one test of hc_trace_on when tracing is off. */
 static int move_gather_entry(const char *fn, const void *sendbuf,
                              MPI_Count sendcount, MPI_Datatype sendtype,
                              void *recvbuf, MPI_Count recvcount,
                              MPI_Datatype recvtype, int root, MPI_Comm comm) {
   uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
-  int rc = move_gather(fn, sendbuf, sendcount, sendtype, recvbuf,
-                       hc_mpi_vec_wide(&recvcount), hc_mpi_vec_int(NULL), 0,
-                       recvtype, root, comm, NULL, 0);
+  int rc = move_rooted_fast(fn, 1, sendbuf, sendcount, sendtype, recvbuf,
+                            recvcount, recvtype, root, comm);
+  if (rc < 0)
+    rc = move_gather(fn, sendbuf, sendcount, sendtype, recvbuf,
+                     hc_mpi_vec_wide(&recvcount), hc_mpi_vec_int(NULL), 0,
+                     recvtype, root, comm, NULL, 0);
   if (hc_trace_on)
     hc_trace_call(HC_TRACE_MPI_GATHER, t0, root, -1,
                   hc_mpi_trace_bytes(sendcount, sendtype));
@@ -745,7 +817,12 @@ static int move_scatter(const char *fn, const void *sendbuf,
                     move_bytes(rt, recvcount));
   if (rc != MPI_SUCCESS)
     return rc;
-  if (!inter) {
+  int in_segment =
+      !inter && move_rooted_in_segment(
+                    c, request, persist, vform,
+                    is_root ? move_bytes(st, hc_mpi_vec_at(sendcounts, 0))
+                            : move_bytes(rt, recvcount));
+  if (!inter && !in_segment) {
     rc = move_rooted_stream(fn, c, 0, is_root, recvbuf, rt, recvcount,
                             (void *)sendbuf, st, sendcounts, displs, vform,
                             root, request, persist);
@@ -770,6 +847,11 @@ static int move_scatter(const char *fn, const void *sendbuf,
   if (sz == NULL || rview == NULL || (is_root && sview == NULL))
     return hc_mpi_coll_nomem(fn, c, cx);
   size_t bytes = is_root ? sz[0] : rbytes;
+  if (in_segment) /* a fixed form */
+    return hc_mpi_raise_status(
+        c, fn,
+        hc_mpi_coll_end(cx,
+                        hcomm_scatter(sview, bytes, rview, root, c->engine)));
   if (inter && vform)
     rc = hcomm_inter_scatterv(sview, sz, sz + size, rview, rbytes, root,
                                c->engine, persist, &eng);
@@ -794,9 +876,12 @@ static int move_scatter_entry(const char *fn, const void *sendbuf,
                               void *recvbuf, MPI_Count recvcount,
                               MPI_Datatype recvtype, int root, MPI_Comm comm) {
   uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
-  int rc = move_scatter(fn, sendbuf, hc_mpi_vec_wide(&sendcount),
-                        hc_mpi_vec_int(NULL), 0, sendtype, recvbuf, recvcount,
-                        recvtype, root, comm, NULL, 0);
+  int rc = move_rooted_fast(fn, 0, recvbuf, recvcount, recvtype, sendbuf,
+                            sendcount, sendtype, root, comm);
+  if (rc < 0)
+    rc = move_scatter(fn, sendbuf, hc_mpi_vec_wide(&sendcount),
+                      hc_mpi_vec_int(NULL), 0, sendtype, recvbuf, recvcount,
+                      recvtype, root, comm, NULL, 0);
   if (hc_trace_on)
     hc_trace_call(HC_TRACE_MPI_SCATTER, t0, root, -1,
                   hc_mpi_trace_bytes(recvcount, recvtype));

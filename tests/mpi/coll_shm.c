@@ -32,7 +32,9 @@
  *                       pipeline in a wide lane), allreduce-init-reused
  *                       (the same in a wide lane given back by two made
  *                       and freed before it), alltoall-init-large (blocks
- *                       read from their senders)); the
+ *                       read from their senders), gather, gather-root,
+ *                       scatter, scatter-root (2 ints per rank in the
+ *                       segment; -root: the victim is the root)); the
  *                       survivors
  *                       must get MPIX_ERR_PROC_FAILED from one of their
  *                       next few KINDs, never hang.  Run under hcmpirun
@@ -403,6 +405,13 @@ static int run_kind(const char *kind, int round)
         return MPI_Reduce_scatter_block(all_in, out, 2, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     if (strcmp(kind, "barrier") == 0)
         return MPI_Barrier(MPI_COMM_WORLD);
+    /* Gather, Scatter: 2 ints per rank in the segment; the -root kinds
+     * with the victim as root. */
+    int victim_root = strstr(kind, "-root") != NULL ? VICTIM : 0;
+    if (strncmp(kind, "gather", 6) == 0)
+        return MPI_Gather(in, 2, MPI_INT, all_out, 2, MPI_INT, victim_root, MPI_COMM_WORLD);
+    if (strncmp(kind, "scatter", 7) == 0)
+        return MPI_Scatter(all_in, 2, MPI_INT, out, 2, MPI_INT, victim_root, MPI_COMM_WORLD);
     if (strcmp(kind, "bcast") == 0)
         return MPI_Bcast(in, 4, MPI_INT, 0, MPI_COMM_WORLD);
     if (strcmp(kind, "bcast-root") == 0)

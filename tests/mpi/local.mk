@@ -231,6 +231,12 @@ tests_mpi_coll_shm_move_LDADD = $(HC_MPITEST_LIB)
 tests_mpi_coll_shm_move_LDFLAGS = $(HC_MPITEST_LDF)
 TESTS += tests/mpi/coll_shm_move.sh
 dist_noinst_SCRIPTS += tests/mpi/coll_shm_move.sh
+check_PROGRAMS += tests/mpi/coll_shm_rooted
+tests_mpi_coll_shm_rooted_SOURCES = tests/mpi/coll_shm_rooted.c tests/mpi/mpitest.h
+tests_mpi_coll_shm_rooted_LDADD = $(HC_MPITEST_LIB)
+tests_mpi_coll_shm_rooted_LDFLAGS = $(HC_MPITEST_LDF)
+TESTS += tests/mpi/coll_shm_rooted.sh
+dist_noinst_SCRIPTS += tests/mpi/coll_shm_rooted.sh
 # I- and persistent Bcast of a derived type in packed fragments.
 check_PROGRAMS += tests/mpi/coll_stream
 tests_mpi_coll_stream_SOURCES = tests/mpi/coll_stream.c tests/mpi/mpitest.h

@@ -261,6 +261,29 @@ hc_status_t hc_shmcoll_alltoall(const void *sendbuf, const size_t *sbytes,
   return HC_ERR_NOT_SUPPORTED;
 }
 
+hc_status_t hc_shmcoll_gather(int vform, const void *sendbuf, size_t sbytes,
+                              void *recvbuf, const size_t *rbytes,
+                              const size_t *rdispls, int root,
+                              hcomm_comm_t *comm) {
+  (void)vform, (void)sendbuf, (void)sbytes, (void)recvbuf, (void)rbytes, (void)rdispls,
+      (void)root, (void)comm;
+  return HC_ERR_NOT_SUPPORTED;
+}
+
+hc_status_t hc_shmcoll_scatter(int vform, const void *sendbuf,
+                               const size_t *sbytes, const size_t *sdispls,
+                               void *recvbuf, size_t rbytes, int root,
+                               hcomm_comm_t *comm) {
+  (void)vform, (void)sendbuf, (void)sbytes, (void)sdispls, (void)recvbuf, (void)rbytes,
+      (void)root, (void)comm;
+  return HC_ERR_NOT_SUPPORTED;
+}
+
+int hc_shmcoll_rooted_takes(hcomm_comm_t *comm, int vform, size_t bytes) {
+  (void)comm, (void)vform, (void)bytes;
+  return 0;
+}
+
 hc_status_t hc_shmcoll_reduce_scatter(const void *sendbuf, void *recvbuf,
                                       const size_t *counts, size_t each,
                                       const hcomm_reduce_op_t *op,

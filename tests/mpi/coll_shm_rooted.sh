@@ -1,0 +1,20 @@
+#!/bin/sh
+# coll_shm_rooted.c: blocking Gather and Scatter of small blocks in the
+# communicator's shared-memory segment, Gatherv and Scatterv beside them,
+# checked byte by byte, with no transport message for small blocks, on 1,
+# 2, 3, 5 and 8 ranks; with every wait asleep; with the segments off and over tcp
+# (the same results by messages).
+. "${top_srcdir:-.}/tests/mpi/lib.sh"
+if [ "$MPI_TEST_LAUNCHER" != hcmpirun ] || [ -n "${HCMPI_TRANSPORTS:-}" ]; then
+    for n in 1 2 3 5; do
+        run_mpi_ok $n coll_shm_rooted plain
+    done
+    exit 0
+fi
+for n in 1 2 3 5 8; do
+    run_mpi_ok $n coll_shm_rooted
+done
+HCMPI_SPIN=0 run_mpi_ok 4 coll_shm_rooted
+HCMPI_COLL_SHM=0 run_mpi_ok 3 coll_shm_rooted plain
+HCMPI_TRANSPORTS=tcp run_mpi_ok 3 coll_shm_rooted plain
+echo "coll_shm_rooted: all cases passed"
