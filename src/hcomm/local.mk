@@ -19,6 +19,8 @@ HC_ENGINE_SOURCES += src/hcomm/intercoll.c
 HC_ENGINE_SOURCES += src/hcomm/shmcoll.c src/hcomm/shmcoll.h \
 	src/hcomm/shmcoll_impl.h src/hcomm/shmcoll_seg.c src/hcomm/shmcoll_hier.c \
 	src/hcomm/shmcoll_claim.c
+# Small blocking collectives whose turn has come: their step without an op.
+HC_ENGINE_SOURCES += src/hcomm/shmcoll_small.c
 # Device data paths (ipc, hccl, rdma, staging) chosen after the host match.
 HC_ENGINE_SOURCES += src/hcomm/devpath.c src/hcomm/devpath.h \
 	src/hcomm/devpath_impl.h src/hcomm/devpath_ipc.c src/hcomm/devpath_staging.c \

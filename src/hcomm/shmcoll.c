@@ -75,19 +75,6 @@
 #define SHMCOLL_STREAM 1
 #endif
 
-/* Vectors of at most this many bytes are combined whole by each rank
- * that needs the result: one synchronisation instead of two, at a cost of
- * (size - 1) combinations of a few cache lines. */
-#define SHMCOLL_WHOLE_MAX ((size_t)4 << 10)
-
-/* Every rank: -1 as the rank a wait names. */
-#define SHMCOLL_ALL (-1)
-
-/* flag has reached want, modulo 2^32 (sequence numbers wrap). */
-static int shmcoll_reached(uint32_t flag, uint32_t want) {
-  return (int32_t)(flag - want) >= 0;
-}
-
 static int shmcoll_ready(const hc_shmcoll_t *sc, int kind, int who,
                          uint32_t want) {
   if (who != SHMCOLL_ALL)
@@ -102,19 +89,13 @@ static int shmcoll_ready(const hc_shmcoll_t *sc, int kind, int who,
   return 1;
 }
 
-/* Raises this rank's flag to s and wakes the sleepers (Dekker with
- * shmcoll_sleep: either the sleeper sees the flag, or this sees it
- * counted and rings). */
-static void shmcoll_publish(hc_shmcoll_t *sc, int kind, uint32_t s) {
-  if (sc->crowded) /* in the line that the flag takes along anyway */
-    atomic_store_explicit(&sc->lines[sc->rank].cpu,
-                          (uint32_t)(sched_getcpu() + 1), memory_order_relaxed);
-  atomic_store_explicit(&sc->lines[sc->rank].flag[kind], s,
-                        memory_order_release);
-  atomic_thread_fence(memory_order_seq_cst);
+void hc_shmcoll_note_cpu(hc_shmcoll_t *sc) {
+  atomic_store_explicit(&sc->lines[sc->rank].cpu,
+                        (uint32_t)(sched_getcpu() + 1), memory_order_relaxed);
+}
+
+void hc_shmcoll_ring(hc_shmcoll_t *sc) {
   shmcoll_hdr_t *hdr = sc->hdr;
-  if (atomic_load_explicit(&hdr->sleepers, memory_order_relaxed) == 0)
-    return;
   atomic_fetch_add_explicit(&hdr->bell, 1, memory_order_seq_cst);
   syscall(SYS_futex, (uint32_t *)&hdr->bell, FUTEX_WAKE, INT_MAX, NULL, NULL,
           0);
@@ -205,24 +186,6 @@ static hc_status_t shmcoll_wait(hc_shmcoll_t *sc, hcomm_comm_t *comm, int kind,
   return HC_OK;
 }
 
-/* Rank's buffer (rank == size: the shared one) for collective number s
- * of len bytes (see shmcoll_impl.h). */
-static unsigned char *shmcoll_buf(const hc_shmcoll_t *sc, int rank, uint32_t s,
-                                  size_t len) {
-  if (len <= sc->small)
-    return sc->data +
-           ((size_t)rank * (size_t)sc->depth +
-            (s & ((uint32_t)sc->depth - 1))) * /* a power of two */
-               sc->small;
-  return sc->data + sc->small_bytes + (2 * (size_t)rank + (s & 1)) * sc->chunk;
-}
-
-/* The collective that last used the buffers of collective s of len bytes:
- * every rank must have finished it before they are filled again. */
-static uint32_t shmcoll_reuse(const hc_shmcoll_t *sc, uint32_t s, size_t len) {
-  return s - (len <= sc->small ? (uint32_t)sc->depth : 2);
-}
-
 /* The segment for this collective, or NULL (*rc: HC_ERR_NOT_SUPPORTED, or
  * the failure met while making it).  A lost member is found by
  * shmcoll_run, under the lock it takes anyway. */
@@ -254,27 +217,6 @@ enum shmcoll_what {
   SHMCOLL_OP_GATHER, /* rooted: one number, blocks of one small buffer */
   SHMCOLL_OP_SCATTER
 };
-
-/* 1 when every rank's done reached want.  The least of them is kept
- * (sc->done_seen, it only grows): a root that runs ahead of its readers,
- * testing whether they finished with a buffer several collectives back,
- * then reads their lines once per few collectives rather than at each,
- * and those lines stay in their owners' caches while they write them. */
-static int shmcoll_all_done(hc_shmcoll_t *sc, uint32_t want) {
-  if (shmcoll_reached(sc->done_seen, want))
-    return 1;
-  uint32_t least = atomic_load_explicit(&sc->lines[0].flag[SHMCOLL_DONE],
-                                        memory_order_acquire);
-  for (int r = 1; r < sc->size; r++) {
-    uint32_t f = atomic_load_explicit(&sc->lines[r].flag[SHMCOLL_DONE],
-                                      memory_order_acquire);
-    if (!shmcoll_reached(f, least))
-      least = f;
-  }
-  if (shmcoll_reached(least, sc->done_seen))
-    sc->done_seen = least;
-  return shmcoll_reached(least, want);
-}
 
 /* 1 when flag kind of who (or of every rank) reached want; else 0, and
  * the condition is what the segment's waiters sleep on. */
@@ -362,13 +304,9 @@ static int shmcoll_bcast_step(hc_shmcoll_op_t *op, uint32_t s) {
   return 1;
 }
 
-/* dst = slot[0] op (slot[1] op (... slot[size-1])) over count elements from
- * element first on, of collective number s; own (not NULL, not dst): this
- * rank's input, read instead of its slot. */
-static void shmcoll_combine(const hc_shmcoll_t *sc, uint32_t s, size_t len,
-                            void *dst, size_t first, size_t count,
-                            const hcomm_reduce_op_t *op,
-                            const unsigned char *own) {
+void hc_shmcoll_combine(const hc_shmcoll_t *sc, uint32_t s, size_t len,
+                        void *dst, size_t first, size_t count,
+                        const hcomm_reduce_op_t *op, const unsigned char *own) {
   size_t off = first * op->elem_size;
   if (count == 0)
     return;
@@ -533,7 +471,7 @@ static int shmcoll_reduce_step(hc_shmcoll_op_t *op, uint32_t s) {
     if (!shmcoll_need(sc, SHMCOLL_POSTED, SHMCOLL_ALL, s))
       return 0;
     if (whole) {
-      shmcoll_combine(sc, s, bytes, out, 0, count, rop, own);
+      hc_shmcoll_combine(sc, s, bytes, out, 0, count, rop, own);
       break;
     }
     shmcoll_combine_slice(sc, s, bytes, first, mine, rop, in + first * es);
@@ -772,8 +710,8 @@ static int shmcoll_reduce_scatter_step(hc_shmcoll_op_t *op, uint32_t s) {
   size_t end = op->slice_at + op->slice_n;
   size_t hi = first + count < end ? first + count : end;
   if (lo < hi)
-    shmcoll_combine(sc, s, bytes, op->out + (lo - op->slice_at) * es,
-                    lo - first, hi - lo, &op->op, NULL);
+    hc_shmcoll_combine(sc, s, bytes, op->out + (lo - op->slice_at) * es,
+                       lo - first, hi - lo, &op->op, NULL);
   shmcoll_publish(sc, SHMCOLL_DONE, s);
   return 1;
 }
@@ -1224,12 +1162,6 @@ static void shmcoll_skip_pipeline(hc_shmcoll_op_t *op) {
   op->at = op->nchunks;
 }
 
-/* Loads of the flag a step waits for before the step gives up: the
- * flag a small collective waits for is often on its way, and a poll of
- * every transport between two looks (the waits' loop, ~100 ns) would be
- * added to its latency. */
-#define SHMCOLL_FLAG_LOOKS 64
-
 /* 1 when this rank is crowded (more ranks than CPUs) and a rank that
  * still owes flag kind (of who, or of every rank) last published from
  * the CPU this rank runs on: it then cannot write the flag before this
@@ -1416,94 +1348,7 @@ static void shmcoll_reduce_op(hc_shmcoll_op_t *op, hc_shmcoll_t *sc,
   op->op = *rop;
 }
 
-/* ---- small blocking collectives whose turn has come: no op ------------- */
-
-/* A blocking Bcast, Reduce or Allreduce of one small buffer (one chunk,
- * combined whole) that no I-form on this communicator still precedes,
- * and whose flags are already where its step needs them (a root or a
- * Reduce's other rank running ahead within the ring, a reader whose root
- * ran ahead): the step's work straight from the arguments, under the
- * lock, on the numbers, buffers and flags the op would use, so that it
- * stays ordered with every other collective of the communicator.  Where
- * a flag is not there, nothing is done (an Allreduce: its post is) and
- * the op's path takes over with its waits, sleeps and failure checks.
- * What it spares an 8-byte call on two ranks: the op's set-up, the step's
- * dispatch and the poll loop, ~400 of ~730 instructions (bench/NOTES.md,
- * two16). */
-
-/* Locks the engine and returns 1 when the next collective of this rank
- * may run now: no member lost, every one it started finished. */
-static int shmcoll_now_enter(hc_shmcoll_t *sc, hcomm_comm_t *comm) {
-  hc_engine_lock();
-  if (sc->turn == sc->seq && hc_comm_failure_locked(comm) == HC_OK)
-    return 1;
-  hc_engine_unlock();
-  return 0;
-}
-
-/* Collective number s, started and finished here. */
-static void shmcoll_now_leave(hc_shmcoll_t *sc, uint32_t s) {
-  sc->seq = s;
-  sc->turn = s;
-  if (hc_engine.hang_timeout > 0) /* the watchdog's, not worth a call */
-    hc_watchdog_feed_locked();
-  hc_engine_unlock();
-}
-
-/* The least flag kind of the ranks other than this one (who -1), or of
- * rank who. */
-static uint32_t shmcoll_now_least(const hc_shmcoll_t *sc, int kind, int who) {
-  if (who != SHMCOLL_ALL)
-    return atomic_load_explicit(&sc->lines[who].flag[kind],
-                                memory_order_acquire);
-  int first = sc->rank == 0 ? 1 : 0;
-  uint32_t least = atomic_load_explicit(&sc->lines[first].flag[kind],
-                                        memory_order_acquire);
-  for (int r = first + 1; r < sc->size; r++) {
-    uint32_t f =
-        atomic_load_explicit(&sc->lines[r].flag[kind], memory_order_acquire);
-    if (r != sc->rank && !shmcoll_reached(f, least))
-      least = f;
-  }
-  return least;
-}
-
-/* 1 when flag kind of who (of every other rank: -1) reaches want, as
- * last seen or within a few looks (one on a crowded node, where the
- * owing rank may need this core). */
-static int shmcoll_now_ready(hc_shmcoll_t *sc, int kind, int who,
-                             uint32_t want) {
-  if (sc->seen_kind == kind + 1 && sc->seen_who == who &&
-      want - sc->seen_from <= sc->seen_flag - sc->seen_from)
-    return 1;
-  int looks = sc->crowded ? 1 : SHMCOLL_FLAG_LOOKS;
-  for (int i = 0; i < looks; i++) {
-    uint32_t least = shmcoll_now_least(sc, kind, who);
-    if (shmcoll_reached(least, want)) {
-      sc->seen_kind = kind + 1;
-      sc->seen_who = who;
-      sc->seen_from = want;
-      sc->seen_flag = least;
-      return 1;
-    }
-  }
-  return 0;
-}
-
-/* This rank's small buffer for a post of slot bytes (0 < slot <= a small
- * buffer) in collective number *s, the next, once every rank finished with
- * the buffers' last use; the lock held.  NULL, unlocked, when the small
- * path does not take it. */
-static unsigned char *shmcoll_now_slot(hc_shmcoll_t *sc, hcomm_comm_t *comm,
-                                       size_t slot, uint32_t *s) {
-  if (slot == 0 || slot > sc->small || !shmcoll_now_enter(sc, comm))
-    return NULL; /* empty: the op's path, which knows whether it is numbered */
-  *s = sc->seq + 1;
-  if (shmcoll_all_done(sc, shmcoll_reuse(sc, *s, slot)))
-    return shmcoll_buf(sc, sc->rank, *s, slot);
-  hc_engine_unlock();
-  return NULL;
-}
+/* ---- small blocking collectives whose turn has come: shmcoll_small.c -- */
 
 /* op, whose post (its phase 0) the small path made as collective number
  * sc->seq + 1: the op's path from its next phase on. */
@@ -1511,75 +1356,6 @@ static hc_status_t shmcoll_resume_locked(hc_shmcoll_op_t *op) {
   hc_shmcoll_op_start(op);
   op->phase = 1;
   return shmcoll_finish_locked(op);
-}
-
-static hc_status_t shmcoll_bcast_now(hc_shmcoll_t *sc, hcomm_comm_t *comm,
-                                     unsigned char *buf, size_t bytes,
-                                     int root) {
-  if (bytes == 0 || bytes > sc->small || !shmcoll_now_enter(sc, comm))
-    return HC_ERR_NOT_SUPPORTED; /* 0 bytes take no number */
-  uint32_t s = sc->seq + 1;
-  int is_root = sc->rank == root;
-  if (is_root ? !shmcoll_all_done(sc, shmcoll_reuse(sc, s, bytes))
-              : !shmcoll_now_ready(sc, SHMCOLL_POSTED, root, s)) {
-    hc_engine_unlock();
-    return HC_ERR_NOT_SUPPORTED;
-  }
-  unsigned char *shared = shmcoll_buf(sc, sc->size, s, bytes);
-  if (is_root) {
-    hc_copy_small(shared, buf, bytes);
-    atomic_store_explicit(&sc->lines[sc->rank].flag[SHMCOLL_DONE], s,
-                          memory_order_relaxed);
-    shmcoll_publish(sc, SHMCOLL_POSTED, s);
-  } else {
-    hc_copy_small(buf, shared, bytes);
-    shmcoll_publish(sc, SHMCOLL_DONE, s);
-  }
-  shmcoll_now_leave(sc, s);
-  return HC_OK;
-}
-
-/* root -1: an Allreduce.  As shmcoll_reduce_step's whole reduction: the
- * rank posts its input, a Reduce's other rank is then done; the others
- * combine once every rank posted, or leave that to the op's path. */
-static hc_status_t shmcoll_reduce_now(hc_shmcoll_t *sc, hcomm_comm_t *comm,
-                                      const void *sendbuf, void *recvbuf,
-                                      size_t count,
-                                      const hcomm_reduce_op_t *rop, int root) {
-  size_t bytes = count * rop->elem_size;
-  uint32_t s;
-  unsigned char *mine = bytes <= SHMCOLL_WHOLE_MAX
-                            ? shmcoll_now_slot(sc, comm, bytes, &s)
-                            : NULL;
-  if (mine == NULL)
-    return HC_ERR_NOT_SUPPORTED;
-  const unsigned char *in = sendbuf == HCOMM_IN_PLACE ? recvbuf : sendbuf;
-  unsigned char *out = root < 0 || root == sc->rank ? recvbuf : NULL;
-  /* A root that is not in place combines its input where it lies. */
-  const unsigned char *own = root >= 0 && out != NULL && out != in ? in : NULL;
-  _Atomic uint32_t *flag = sc->lines[sc->rank].flag;
-  if (own == NULL)
-    hc_copy_small(mine, in, bytes);
-  if (root >= 0 && out != NULL) { /* only the root reads its post */
-    atomic_store_explicit(&flag[SHMCOLL_POSTED], s, memory_order_relaxed);
-  } else {
-    if (out == NULL) /* no result: done with the post, which publishes it */
-      atomic_store_explicit(&flag[SHMCOLL_DONE], s, memory_order_relaxed);
-    shmcoll_publish(sc, SHMCOLL_POSTED, s);
-    if (out == NULL) {
-      shmcoll_now_leave(sc, s);
-      return HC_OK;
-    }
-  }
-  if (shmcoll_now_ready(sc, SHMCOLL_POSTED, SHMCOLL_ALL, s)) {
-    shmcoll_combine(sc, s, bytes, out, 0, count, rop, own);
-    shmcoll_publish(sc, SHMCOLL_DONE, s);
-    shmcoll_now_leave(sc, s);
-    return HC_OK;
-  }
-  hc_shmcoll_op_t op;
-  shmcoll_reduce_op(&op, sc, comm, sendbuf, recvbuf, count, rop, root);
-  return shmcoll_resume_locked(&op);
 }
 
 hc_status_t hc_shmcoll_barrier(hcomm_comm_t *comm) {
@@ -1612,9 +1388,8 @@ hc_status_t hc_shmcoll_bcast(void *buf, size_t bytes, int root,
     return rc == HC_ERR_NOT_SUPPORTED
                ? hc_shmcoll_hier_bcast(buf, bytes, root, comm)
                : rc;
-  rc = shmcoll_bcast_now(sc, comm, buf, bytes, root);
-  if (rc != HC_ERR_NOT_SUPPORTED)
-    return rc;
+  if (hc_shmcoll_bcast_now(sc, comm, buf, bytes, root) > 0)
+    return HC_OK;
   hc_shmcoll_op_t op;
   shmcoll_bcast_op(&op, sc, comm, buf, bytes, root);
   return shmcoll_run(&op);
@@ -1631,12 +1406,12 @@ static hc_status_t shmcoll_reduction(const void *sendbuf, void *recvbuf,
     return rc == HC_ERR_NOT_SUPPORTED
                ? hc_shmcoll_hier_reduce(sendbuf, recvbuf, count, op, root, comm)
                : rc;
-  rc = shmcoll_reduce_now(sc, comm, sendbuf, recvbuf, count, op, root);
-  if (rc != HC_ERR_NOT_SUPPORTED)
-    return rc;
+  int now = hc_shmcoll_reduce_now(sc, comm, sendbuf, recvbuf, count, op, root);
+  if (now > 0)
+    return HC_OK;
   hc_shmcoll_op_t sop;
   shmcoll_reduce_op(&sop, sc, comm, sendbuf, recvbuf, count, op, root);
-  return shmcoll_run(&sop);
+  return now == 0 ? shmcoll_resume_locked(&sop) : shmcoll_run(&sop);
 }
 
 /* A two-rank reduce (root -1: allreduce) read from the other rank's
@@ -1925,42 +1700,6 @@ static hc_status_t shmcoll_reduce_read(const void *sendbuf, void *recvbuf,
              : rc;
 }
 
-/* The small path (above) of an Allgather, or an Alltoall (alltoall 1),
- * of blocks of bytes that fit one small buffer (an Alltoall's every
- * block): as their steps, each rank posts its block (its blocks), then
- * copies the others' out once they posted.  1: done; -1: not taken,
- * nothing done; 0: posted, the lock held, for the op's path to go on
- * from there. */
-static int shmcoll_exchange_now(hc_shmcoll_t *sc, hcomm_comm_t *comm,
-                                const unsigned char *in, unsigned char *out,
-                                size_t bytes, int alltoall) {
-  size_t slot = alltoall ? (size_t)sc->size * bytes : bytes;
-  uint32_t s;
-  unsigned char *mine = shmcoll_now_slot(sc, comm, slot, &s);
-  if (mine == NULL)
-    return -1;
-  int me = sc->rank;
-  size_t stride = alltoall ? bytes : 0; /* between the blocks a rank sends */
-  if (!alltoall)
-    hc_copy_small(mine, in, bytes);
-  for (int j = 0; alltoall && j < sc->size; j++)
-    if (j != me)
-      hc_copy_small(mine + (size_t)j * bytes, in + (size_t)j * bytes, bytes);
-  const unsigned char *own = in + (size_t)me * stride;
-  if (own != out + (size_t)me * bytes) /* not in place */
-    hc_copy_small(out + (size_t)me * bytes, own, bytes);
-  shmcoll_publish(sc, SHMCOLL_POSTED, s);
-  if (!shmcoll_now_ready(sc, SHMCOLL_POSTED, SHMCOLL_ALL, s))
-    return 0;
-  for (int r = 0; r < sc->size; r++)
-    if (r != me)
-      hc_copy_small(out + (size_t)r * bytes,
-                    shmcoll_buf(sc, r, s, slot) + (size_t)me * stride, bytes);
-  shmcoll_publish(sc, SHMCOLL_DONE, s);
-  shmcoll_now_leave(sc, s);
-  return 1;
-}
-
 hc_status_t hc_shmcoll_allgather(const void *sendbuf, size_t bytes,
                                  void *recvbuf, const size_t *rbytes,
                                  const size_t *rdispls, hcomm_comm_t *comm) {
@@ -1975,11 +1714,12 @@ hc_status_t hc_shmcoll_allgather(const void *sendbuf, size_t bytes,
     return rc;
   int now = -1;
   if (rbytes == NULL && !shmcoll_exchange_reads(sc, most, 0))
-    now = shmcoll_exchange_now(
-        sc, comm,
-        sendbuf == HCOMM_IN_PLACE ? (unsigned char *)recvbuf + comm->rank * bytes
-                                  : sendbuf,
-        recvbuf, bytes, 0);
+    now = hc_shmcoll_exchange_now(sc, comm,
+                                  sendbuf == HCOMM_IN_PLACE
+                                      ? (unsigned char *)recvbuf +
+                                            comm->rank * bytes
+                                      : sendbuf,
+                                  recvbuf, bytes, 0);
   if (now > 0)
     return HC_OK;
   hc_shmcoll_op_t op;
@@ -2105,11 +1845,11 @@ hc_status_t hc_shmcoll_alltoall(const void *sendbuf, const size_t *sbytes,
     if (rc != HC_ERR_NOT_SUPPORTED)
       return rc;
   }
-  int now = rbytes == NULL ? shmcoll_exchange_now(
-                                 sc, comm,
-                                 sendbuf == HCOMM_IN_PLACE ? recvbuf : sendbuf,
-                                 recvbuf, bytes, 1)
-                           : -1;
+  int now = rbytes == NULL
+                ? hc_shmcoll_exchange_now(
+                      sc, comm, sendbuf == HCOMM_IN_PLACE ? recvbuf : sendbuf,
+                      recvbuf, bytes, 1)
+                : -1;
   if (now > 0)
     return HC_OK;
   hc_shmcoll_op_t op;
@@ -2128,30 +1868,6 @@ hc_status_t hc_shmcoll_alltoall(const void *sendbuf, const size_t *sbytes,
   if (rc == HC_OK && op.read_large)
     rc = shmcoll_alltoall_repair(&op);
   return rc;
-}
-
-/* The small path (above) of a Reduce_scatter_block of each elements a
- * rank whose whole vector fits one small buffer: as its step, each rank
- * posts its vector, then combines its own block of every rank's once all
- * posted.  1, -1, 0: as shmcoll_exchange_now. */
-static int shmcoll_reduce_scatter_now(hc_shmcoll_t *sc, hcomm_comm_t *comm,
-                                      const void *sendbuf, void *recvbuf,
-                                      size_t each,
-                                      const hcomm_reduce_op_t *rop) {
-  size_t bytes = (size_t)sc->size * each * rop->elem_size;
-  uint32_t s;
-  unsigned char *mine = shmcoll_now_slot(sc, comm, bytes, &s);
-  if (mine == NULL)
-    return -1;
-  hc_copy_small(mine, sendbuf == HCOMM_IN_PLACE ? recvbuf : sendbuf, bytes);
-  shmcoll_publish(sc, SHMCOLL_POSTED, s);
-  if (!shmcoll_now_ready(sc, SHMCOLL_POSTED, SHMCOLL_ALL, s))
-    return 0;
-  shmcoll_combine(sc, s, bytes, recvbuf, (size_t)sc->rank * each, each, rop,
-                  NULL);
-  shmcoll_publish(sc, SHMCOLL_DONE, s);
-  shmcoll_now_leave(sc, s);
-  return 1;
 }
 
 hc_status_t hc_shmcoll_reduce_scatter(const void *sendbuf, void *recvbuf,
@@ -2187,8 +1903,8 @@ hc_status_t hc_shmcoll_reduce_scatter(const void *sendbuf, void *recvbuf,
   hc_shmcoll_t *sc = shmcoll_enter(comm, total * op->elem_size, &rc);
   if (sc == NULL)
     return rc;
-  int now = counts == NULL ? shmcoll_reduce_scatter_now(sc, comm, sendbuf,
-                                                        recvbuf, each, op)
+  int now = counts == NULL ? hc_shmcoll_reduce_scatter_now(sc, comm, sendbuf,
+                                                           recvbuf, each, op)
                            : -1;
   if (now > 0)
     return HC_OK;

@@ -1,7 +1,7 @@
 /*
  * The shared segment of one communicator's shared-memory collectives,
  * between shmcoll_seg.c (which makes, agrees on and frees it) and
- * shmcoll.c (the algorithms).
+ * shmcoll.c and shmcoll_small.c (the algorithms).
  *
  * Layout (offsets from the mapping's base):
  *   0                 shmcoll_hdr_t: shape, and the futex the waiters
@@ -103,8 +103,8 @@
  * when deciding a start had published its count first, so that start is
  * below the switch; one that saw it closing waits the few loads until it
  * is set, or sets it itself if the closer keeps it closed for long
- * (shmcoll_claim.c).  From that start on the claim runs in the lane for good, taking
- * the lane's numbers where its last holder left them (every rank started
+ * (shmcoll_claim.c).  From that start on the claim runs in the lane for good,
+ * taking the lane's numbers where its last holder left them (every rank started
  * that one equally often).  A claim that some rank released while waiting
  * never moves (SHMCOLL_CLAIM_NEVER): that rank's starts all went to the
  * schedule.  The schedule keeps the steps that run in the lane behind
@@ -160,7 +160,6 @@ enum shmcoll_pages {
   SHMCOLL_PAGES_READY,
   SHMCOLL_PAGES_FAILED /* none left: the wide lanes end before this one */
 };
-
 
 typedef struct shmcoll_line {
   _Atomic uint32_t flag[3]; /* by enum shmcoll_flag */
@@ -234,7 +233,7 @@ typedef struct hc_shmcoll {
   unsigned char *data;
   struct hc_shmcoll *lanes; /* the communicator's segment: its lanes */
   int nlanes, lanes_taken;
-  size_t lane_small; /* the communicator's segment: its lanes' small */
+  size_t lane_small;       /* the communicator's segment: its lanes' small */
   struct hc_shmcoll *wide; /* the communicator's segment: its wide lanes */
   int nwide, wide_taken;
   /* A lane: claims made of it (the same count on every rank), and those
@@ -242,6 +241,121 @@ typedef struct hc_shmcoll {
   uint32_t claims;
   hc_shmcoll_claim_t *held, *held_last;
 } hc_shmcoll_t;
+
+/* ---- what the algorithms' files share (shmcoll.c, shmcoll_small.c) ----- */
+
+/* Vectors of at most this many bytes are combined whole by each rank
+ * that needs the result: one synchronisation instead of two, at a cost of
+ * (size - 1) combinations of a few cache lines. */
+#define SHMCOLL_WHOLE_MAX ((size_t)4 << 10)
+
+/* Every rank: -1 as the rank a wait names. */
+#define SHMCOLL_ALL (-1)
+
+/* Loads of the flag a step waits for before the step gives up: the
+ * flag a small collective waits for is often on its way, and a poll of
+ * every transport between two looks (the waits' loop, ~100 ns) would be
+ * added to its latency. */
+#define SHMCOLL_FLAG_LOOKS 64
+
+/* The helpers below are on every small collective's path, several times
+ * per call: inline, so that the split into files costs no call. */
+
+/* flag has reached want, modulo 2^32 (sequence numbers wrap). */
+static inline int shmcoll_reached(uint32_t flag, uint32_t want) {
+  return (int32_t)(flag - want) >= 0;
+}
+
+/* Rank's buffer (rank == size: the shared one) for collective number s
+ * of len bytes (see above). */
+static inline unsigned char *shmcoll_buf(const hc_shmcoll_t *sc, int rank,
+                                         uint32_t s, size_t len) {
+  if (len <= sc->small)
+    return sc->data + ((size_t)rank * (size_t)sc->depth +
+                       (s & ((uint32_t)sc->depth - 1))) * /* a power of two */
+                          sc->small;
+  return sc->data + sc->small_bytes + (2 * (size_t)rank + (s & 1)) * sc->chunk;
+}
+
+/* The collective that last used the buffers of collective s of len bytes:
+ * every rank must have finished it before they are filled again. */
+static inline uint32_t shmcoll_reuse(const hc_shmcoll_t *sc, uint32_t s,
+                                     size_t len) {
+  return s - (len <= sc->small ? (uint32_t)sc->depth : 2);
+}
+
+/* 1 when every rank's done reached want.  The least of them is kept
+ * (sc->done_seen, it only grows): a root that runs ahead of its readers,
+ * testing whether they finished with a buffer several collectives back,
+ * then reads their lines once per few collectives rather than at each,
+ * and those lines stay in their owners' caches while they write them. */
+static inline int shmcoll_all_done(hc_shmcoll_t *sc, uint32_t want) {
+  if (shmcoll_reached(sc->done_seen, want))
+    return 1;
+  uint32_t least = atomic_load_explicit(&sc->lines[0].flag[SHMCOLL_DONE],
+                                        memory_order_acquire);
+  for (int r = 1; r < sc->size; r++) {
+    uint32_t f = atomic_load_explicit(&sc->lines[r].flag[SHMCOLL_DONE],
+                                      memory_order_acquire);
+    if (!shmcoll_reached(f, least))
+      least = f;
+  }
+  if (shmcoll_reached(least, sc->done_seen))
+    sc->done_seen = least;
+  return shmcoll_reached(least, want);
+}
+
+/* Wakes the ranks asleep on the segment (shmcoll_publish saw some). */
+void hc_shmcoll_ring(hc_shmcoll_t *sc);
+
+/* Notes in this rank's line the CPU it runs on (a crowded node's waiters
+ * ask it, shmcoll.c). */
+void hc_shmcoll_note_cpu(hc_shmcoll_t *sc);
+
+/* Raises this rank's flag to s and wakes the sleepers (Dekker with
+ * shmcoll.c's sleeps: either the sleeper sees the flag, or this sees it
+ * counted and rings). */
+static inline void shmcoll_publish(hc_shmcoll_t *sc, int kind, uint32_t s) {
+  if (sc->crowded) /* in the line that the flag takes along anyway */
+    hc_shmcoll_note_cpu(sc);
+  atomic_store_explicit(&sc->lines[sc->rank].flag[kind], s,
+                        memory_order_release);
+  atomic_thread_fence(memory_order_seq_cst);
+  if (atomic_load_explicit(&sc->hdr->sleepers, memory_order_relaxed) != 0)
+    hc_shmcoll_ring(sc);
+}
+
+/* dst = slot[0] op (slot[1] op (... slot[size-1])) over count elements from
+ * element first on, of collective number s; own (not NULL, not dst): this
+ * rank's input, read instead of its slot. */
+void hc_shmcoll_combine(const hc_shmcoll_t *sc, uint32_t s, size_t len,
+                        void *dst, size_t first, size_t count,
+                        const hcomm_reduce_op_t *op, const unsigned char *own);
+
+/* Small blocking collectives whose turn has come (shmcoll_small.c): a
+ * call of one small buffer that no I-form of the communicator still
+ * precedes, whose flags are already where its step needs them, does the
+ * step's work straight from the arguments, under the lock, on the
+ * numbers, buffers and flags its op would use.  Each returns 1: done;
+ * -1: not taken, nothing done, unlocked; 0: this rank posted (its op's
+ * phase 0, as collective number sc->seq + 1), the lock held, for the
+ * op's path to go on from its next phase. */
+/* Bcast (never 0: a root that posted is done). */
+int hc_shmcoll_bcast_now(hc_shmcoll_t *sc, hcomm_comm_t *comm,
+                         unsigned char *buf, size_t bytes, int root);
+/* Reduce, root -1: Allreduce. */
+int hc_shmcoll_reduce_now(hc_shmcoll_t *sc, hcomm_comm_t *comm,
+                          const void *sendbuf, void *recvbuf, size_t count,
+                          const hcomm_reduce_op_t *rop, int root);
+/* Allgather (in: this rank's block), or Alltoall (alltoall 1; in: its
+ * blocks), of blocks of bytes. */
+int hc_shmcoll_exchange_now(hc_shmcoll_t *sc, hcomm_comm_t *comm,
+                            const unsigned char *in, unsigned char *out,
+                            size_t bytes, int alltoall);
+/* Reduce_scatter_block of each elements a rank. */
+int hc_shmcoll_reduce_scatter_now(hc_shmcoll_t *sc, hcomm_comm_t *comm,
+                                  const void *sendbuf, void *recvbuf,
+                                  size_t each, const hcomm_reduce_op_t *rop);
 
 /* Reserves (and formats) the pages of sc's wide lane w at its first
  * claim, once for every rank (the others wait for the first); 1 when they

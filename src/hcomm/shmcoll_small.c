@@ -1,0 +1,226 @@
+/*
+ * Small blocking collectives whose turn has come (shmcoll_impl.h): the
+ * step of a Bcast, Reduce, Allreduce, Allgather, Alltoall or
+ * Reduce_scatter_block of one small buffer run straight from the
+ * arguments, without an op.  Their ops and the paths that take over
+ * where a flag is not there yet are in shmcoll.c.
+ */
+
+#include "config.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hcomm/comm.h"
+#include "hcomm/core.h"
+#include "hcomm/shmcoll_impl.h"
+#include "util/smallmem.h"
+
+/* A blocking Bcast, Reduce or Allreduce of one small buffer (one chunk,
+ * combined whole) that no I-form on this communicator still precedes,
+ * and whose flags are already where its step needs them (a root or a
+ * Reduce's other rank running ahead within the ring, a reader whose root
+ * ran ahead): the step's work straight from the arguments, under the
+ * lock, on the numbers, buffers and flags the op would use, so that it
+ * stays ordered with every other collective of the communicator.  Where
+ * a flag is not there, nothing is done (an Allreduce: its post is) and
+ * the op's path takes over with its waits, sleeps and failure checks.
+ * What it spares an 8-byte call on two ranks: the op's set-up, the step's
+ * dispatch and the poll loop, ~400 of ~730 instructions (bench/NOTES.md,
+ * two16). */
+
+/* Locks the engine and returns 1 when the next collective of this rank
+ * may run now: no member lost, every one it started finished. */
+static int shmcoll_now_enter(hc_shmcoll_t *sc, hcomm_comm_t *comm) {
+  hc_engine_lock();
+  if (sc->turn == sc->seq && hc_comm_failure_locked(comm) == HC_OK)
+    return 1;
+  hc_engine_unlock();
+  return 0;
+}
+
+/* Collective number s, started and finished here. */
+static void shmcoll_now_leave(hc_shmcoll_t *sc, uint32_t s) {
+  sc->seq = s;
+  sc->turn = s;
+  if (hc_engine.hang_timeout > 0) /* the watchdog's, not worth a call */
+    hc_watchdog_feed_locked();
+  hc_engine_unlock();
+}
+
+/* The least flag kind of the ranks other than this one (who -1), or of
+ * rank who. */
+static uint32_t shmcoll_now_least(const hc_shmcoll_t *sc, int kind, int who) {
+  if (who != SHMCOLL_ALL)
+    return atomic_load_explicit(&sc->lines[who].flag[kind],
+                                memory_order_acquire);
+  int first = sc->rank == 0 ? 1 : 0;
+  uint32_t least =
+      atomic_load_explicit(&sc->lines[first].flag[kind], memory_order_acquire);
+  for (int r = first + 1; r < sc->size; r++) {
+    uint32_t f =
+        atomic_load_explicit(&sc->lines[r].flag[kind], memory_order_acquire);
+    if (r != sc->rank && !shmcoll_reached(f, least))
+      least = f;
+  }
+  return least;
+}
+
+/* 1 when flag kind of who (of every other rank: -1) reaches want, as
+ * last seen or within a few looks (one on a crowded node, where the
+ * owing rank may need this core). */
+static int shmcoll_now_ready(hc_shmcoll_t *sc, int kind, int who,
+                             uint32_t want) {
+  if (sc->seen_kind == kind + 1 && sc->seen_who == who &&
+      want - sc->seen_from <= sc->seen_flag - sc->seen_from)
+    return 1;
+  int looks = sc->crowded ? 1 : SHMCOLL_FLAG_LOOKS;
+  for (int i = 0; i < looks; i++) {
+    uint32_t least = shmcoll_now_least(sc, kind, who);
+    if (shmcoll_reached(least, want)) {
+      sc->seen_kind = kind + 1;
+      sc->seen_who = who;
+      sc->seen_from = want;
+      sc->seen_flag = least;
+      return 1;
+    }
+  }
+  return 0;
+}
+
+/* This rank's small buffer for a post of slot bytes (0 < slot <= a small
+ * buffer) in collective number *s, the next, once every rank finished with
+ * the buffers' last use; the lock held.  NULL, unlocked, when the small
+ * path does not take it. */
+static unsigned char *shmcoll_now_slot(hc_shmcoll_t *sc, hcomm_comm_t *comm,
+                                       size_t slot, uint32_t *s) {
+  if (slot == 0 || slot > sc->small || !shmcoll_now_enter(sc, comm))
+    return NULL; /* empty: the op's path, which knows whether it is numbered */
+  *s = sc->seq + 1;
+  if (shmcoll_all_done(sc, shmcoll_reuse(sc, *s, slot)))
+    return shmcoll_buf(sc, sc->rank, *s, slot);
+  hc_engine_unlock();
+  return NULL;
+}
+
+int hc_shmcoll_bcast_now(hc_shmcoll_t *sc, hcomm_comm_t *comm,
+                         unsigned char *buf, size_t bytes, int root) {
+  if (bytes == 0 || bytes > sc->small || !shmcoll_now_enter(sc, comm))
+    return -1; /* 0 bytes take no number */
+  uint32_t s = sc->seq + 1;
+  int is_root = sc->rank == root;
+  if (is_root ? !shmcoll_all_done(sc, shmcoll_reuse(sc, s, bytes))
+              : !shmcoll_now_ready(sc, SHMCOLL_POSTED, root, s)) {
+    hc_engine_unlock();
+    return -1;
+  }
+  unsigned char *shared = shmcoll_buf(sc, sc->size, s, bytes);
+  if (is_root) {
+    hc_copy_small(shared, buf, bytes);
+    atomic_store_explicit(&sc->lines[sc->rank].flag[SHMCOLL_DONE], s,
+                          memory_order_relaxed);
+    shmcoll_publish(sc, SHMCOLL_POSTED, s);
+  } else {
+    hc_copy_small(buf, shared, bytes);
+    shmcoll_publish(sc, SHMCOLL_DONE, s);
+  }
+  shmcoll_now_leave(sc, s);
+  return 1;
+}
+
+/* root -1: an Allreduce.  As shmcoll_reduce_step's whole reduction: the
+ * rank posts its input, a Reduce's other rank is then done; the others
+ * combine once every rank posted, or leave that to the op's path (0). */
+int hc_shmcoll_reduce_now(hc_shmcoll_t *sc, hcomm_comm_t *comm,
+                          const void *sendbuf, void *recvbuf, size_t count,
+                          const hcomm_reduce_op_t *rop, int root) {
+  size_t bytes = count * rop->elem_size;
+  uint32_t s;
+  unsigned char *mine =
+      bytes <= SHMCOLL_WHOLE_MAX ? shmcoll_now_slot(sc, comm, bytes, &s) : NULL;
+  if (mine == NULL)
+    return -1;
+  const unsigned char *in = sendbuf == HCOMM_IN_PLACE ? recvbuf : sendbuf;
+  unsigned char *out = root < 0 || root == sc->rank ? recvbuf : NULL;
+  /* A root that is not in place combines its input where it lies. */
+  const unsigned char *own = root >= 0 && out != NULL && out != in ? in : NULL;
+  _Atomic uint32_t *flag = sc->lines[sc->rank].flag;
+  if (own == NULL)
+    hc_copy_small(mine, in, bytes);
+  if (root >= 0 && out != NULL) { /* only the root reads its post */
+    atomic_store_explicit(&flag[SHMCOLL_POSTED], s, memory_order_relaxed);
+  } else {
+    if (out == NULL) /* no result: done with the post, which publishes it */
+      atomic_store_explicit(&flag[SHMCOLL_DONE], s, memory_order_relaxed);
+    shmcoll_publish(sc, SHMCOLL_POSTED, s);
+    if (out == NULL) {
+      shmcoll_now_leave(sc, s);
+      return 1;
+    }
+  }
+  if (shmcoll_now_ready(sc, SHMCOLL_POSTED, SHMCOLL_ALL, s)) {
+    hc_shmcoll_combine(sc, s, bytes, out, 0, count, rop, own);
+    shmcoll_publish(sc, SHMCOLL_DONE, s);
+    shmcoll_now_leave(sc, s);
+    return 1;
+  }
+  return 0;
+}
+
+/* The small path of an Allgather, or an Alltoall (alltoall 1),
+ * of blocks of bytes that fit one small buffer (an Alltoall's every
+ * block): as their steps, each rank posts its block (its blocks), then
+ * copies the others' out once they posted.  1, -1, 0: as every *_now
+ * (shmcoll_impl.h). */
+int hc_shmcoll_exchange_now(hc_shmcoll_t *sc, hcomm_comm_t *comm,
+                            const unsigned char *in, unsigned char *out,
+                            size_t bytes, int alltoall) {
+  size_t slot = alltoall ? (size_t)sc->size * bytes : bytes;
+  uint32_t s;
+  unsigned char *mine = shmcoll_now_slot(sc, comm, slot, &s);
+  if (mine == NULL)
+    return -1;
+  int me = sc->rank;
+  size_t stride = alltoall ? bytes : 0; /* between the blocks a rank sends */
+  if (!alltoall)
+    hc_copy_small(mine, in, bytes);
+  for (int j = 0; alltoall && j < sc->size; j++)
+    if (j != me)
+      hc_copy_small(mine + (size_t)j * bytes, in + (size_t)j * bytes, bytes);
+  const unsigned char *own = in + (size_t)me * stride;
+  if (own != out + (size_t)me * bytes) /* not in place */
+    hc_copy_small(out + (size_t)me * bytes, own, bytes);
+  shmcoll_publish(sc, SHMCOLL_POSTED, s);
+  if (!shmcoll_now_ready(sc, SHMCOLL_POSTED, SHMCOLL_ALL, s))
+    return 0;
+  for (int r = 0; r < sc->size; r++)
+    if (r != me)
+      hc_copy_small(out + (size_t)r * bytes,
+                    shmcoll_buf(sc, r, s, slot) + (size_t)me * stride, bytes);
+  shmcoll_publish(sc, SHMCOLL_DONE, s);
+  shmcoll_now_leave(sc, s);
+  return 1;
+}
+
+/* The small path of a Reduce_scatter_block of each elements a
+ * rank whose whole vector fits one small buffer: as its step, each rank
+ * posts its vector, then combines its own block of every rank's once all
+ * posted.  1, -1, 0: as every *_now (shmcoll_impl.h). */
+int hc_shmcoll_reduce_scatter_now(hc_shmcoll_t *sc, hcomm_comm_t *comm,
+                                  const void *sendbuf, void *recvbuf,
+                                  size_t each, const hcomm_reduce_op_t *rop) {
+  size_t bytes = (size_t)sc->size * each * rop->elem_size;
+  uint32_t s;
+  unsigned char *mine = shmcoll_now_slot(sc, comm, bytes, &s);
+  if (mine == NULL)
+    return -1;
+  hc_copy_small(mine, sendbuf == HCOMM_IN_PLACE ? recvbuf : sendbuf, bytes);
+  shmcoll_publish(sc, SHMCOLL_POSTED, s);
+  if (!shmcoll_now_ready(sc, SHMCOLL_POSTED, SHMCOLL_ALL, s))
+    return 0;
+  hc_shmcoll_combine(sc, s, bytes, recvbuf, (size_t)sc->rank * each, each, rop,
+                     NULL);
+  shmcoll_publish(sc, SHMCOLL_DONE, s);
+  shmcoll_now_leave(sc, s);
+  return 1;
+}
