@@ -333,13 +333,13 @@ void hc_shmcoll_combine(const hc_shmcoll_t *sc, uint32_t s, size_t len,
                         const hcomm_reduce_op_t *op, const unsigned char *own);
 
 /* Small blocking collectives whose turn has come (shmcoll_small.c): a
- * call of one small buffer that no I-form of the communicator still
- * precedes, whose flags are already where its step needs them, does the
- * step's work straight from the arguments, under the lock, on the
- * numbers, buffers and flags its op would use.  Each returns 1: done;
- * -1: not taken, nothing done, unlocked; 0: this rank posted (its op's
- * phase 0, as collective number sc->seq + 1), the lock held, for the
- * op's path to go on from its next phase. */
+ * call of one buffer (up to 4 KiB, shmcoll_small.c) that no I-form of the
+ * communicator still precedes, whose flags are already where its step needs
+ * them, does the step's work straight from the arguments, under the lock, on
+ * the numbers, buffers and flags its op would use.  Each returns 1: done; -1:
+ * not taken, nothing done, unlocked; 0: this rank posted (its op's phase 0, as
+ * collective number sc->seq + 1), the lock held, for the op's path to go on
+ * from its next phase. */
 /* Bcast (never 0: a root that posted is done). */
 int hc_shmcoll_bcast_now(hc_shmcoll_t *sc, hcomm_comm_t *comm,
                          unsigned char *buf, size_t bytes, int root);

@@ -1,7 +1,7 @@
 /*
  * Small blocking collectives whose turn has come (shmcoll_impl.h): the
  * step of a Bcast, Reduce, Allreduce, Allgather, Alltoall or
- * Reduce_scatter_block of one small buffer run straight from the
+ * Reduce_scatter_block of one buffer (SHMCOLL_NOW_MAX) run straight from the
  * arguments, without an op.  Their ops and the paths that take over
  * where a flag is not there yet are in shmcoll.c.
  */
@@ -16,9 +16,9 @@
 #include "hcomm/shmcoll_impl.h"
 #include "util/smallmem.h"
 
-/* A blocking Bcast, Reduce or Allreduce of one small buffer (one chunk,
- * combined whole) that no I-form on this communicator still precedes,
- * and whose flags are already where its step needs them (a root or a
+/* A blocking Bcast, Reduce or Allreduce of up to SHMCOLL_NOW_MAX bytes
+ * (one chunk, combined whole) that no I-form on this communicator still
+ * precedes, and whose flags are already where its step needs them (a root or a
  * Reduce's other rank running ahead within the ring, a reader whose root
  * ran ahead): the step's work straight from the arguments, under the
  * lock, on the numbers, buffers and flags the op would use, so that it
@@ -28,6 +28,19 @@
  * What it spares an 8-byte call on two ranks: the op's set-up, the step's
  * dispatch and the poll loop, ~400 of ~730 instructions (bench/NOTES.md,
  * two16). */
+
+/* The most bytes a straight step posts (a small buffer's, or above
+ * SHMCOLL_SMALL one large buffer's, as its op's single chunk would):
+ * what the op's path adds, ~400 instructions, is still a fifth of a
+ * 1 KiB Alltoall's or Allgather's on two ranks (bench/NOTES.md, small16b),
+ * while the copies grow with the size. */
+#define SHMCOLL_NOW_MAX ((size_t)4 << 10)
+
+/* 1 when a post of slot bytes fits the straight steps: one buffer, which
+ * the op's single chunk would use too. */
+static int shmcoll_now_fits(const hc_shmcoll_t *sc, size_t slot) {
+  return slot > 0 && slot <= SHMCOLL_NOW_MAX && slot <= sc->chunk;
+}
 
 /* Locks the engine and returns 1 when the next collective of this rank
  * may run now: no member lost, every one it started finished. */
@@ -88,13 +101,13 @@ static int shmcoll_now_ready(hc_shmcoll_t *sc, int kind, int who,
   return 0;
 }
 
-/* This rank's small buffer for a post of slot bytes (0 < slot <= a small
- * buffer) in collective number *s, the next, once every rank finished with
- * the buffers' last use; the lock held.  NULL, unlocked, when the small
- * path does not take it. */
+/* This rank's buffer for a post of slot bytes (shmcoll_now_fits) in
+ * collective number *s, the next, once every rank finished with the
+ * buffer's last use; the lock held.  NULL, unlocked, when the small path
+ * does not take it. */
 static unsigned char *shmcoll_now_slot(hc_shmcoll_t *sc, hcomm_comm_t *comm,
                                        size_t slot, uint32_t *s) {
-  if (slot == 0 || slot > sc->small || !shmcoll_now_enter(sc, comm))
+  if (!shmcoll_now_fits(sc, slot) || !shmcoll_now_enter(sc, comm))
     return NULL; /* empty: the op's path, which knows whether it is numbered */
   *s = sc->seq + 1;
   if (shmcoll_all_done(sc, shmcoll_reuse(sc, *s, slot)))
@@ -105,7 +118,7 @@ static unsigned char *shmcoll_now_slot(hc_shmcoll_t *sc, hcomm_comm_t *comm,
 
 int hc_shmcoll_bcast_now(hc_shmcoll_t *sc, hcomm_comm_t *comm,
                          unsigned char *buf, size_t bytes, int root) {
-  if (bytes == 0 || bytes > sc->small || !shmcoll_now_enter(sc, comm))
+  if (!shmcoll_now_fits(sc, bytes) || !shmcoll_now_enter(sc, comm))
     return -1; /* 0 bytes take no number */
   uint32_t s = sc->seq + 1;
   int is_root = sc->rank == root;
@@ -168,7 +181,7 @@ int hc_shmcoll_reduce_now(hc_shmcoll_t *sc, hcomm_comm_t *comm,
 }
 
 /* The small path of an Allgather, or an Alltoall (alltoall 1),
- * of blocks of bytes that fit one small buffer (an Alltoall's every
+ * of blocks of bytes that fit one buffer (shmcoll_now_fits; an Alltoall's every
  * block): as their steps, each rank posts its block (its blocks), then
  * copies the others' out once they posted.  1, -1, 0: as every *_now
  * (shmcoll_impl.h). */
@@ -203,7 +216,7 @@ int hc_shmcoll_exchange_now(hc_shmcoll_t *sc, hcomm_comm_t *comm,
 }
 
 /* The small path of a Reduce_scatter_block of each elements a
- * rank whose whole vector fits one small buffer: as its step, each rank
+ * rank whose whole vector fits one buffer: as its step, each rank
  * posts its vector, then combines its own block of every rank's once all
  * posted.  1, -1, 0: as every *_now (shmcoll_impl.h). */
 int hc_shmcoll_reduce_scatter_now(hc_shmcoll_t *sc, hcomm_comm_t *comm,

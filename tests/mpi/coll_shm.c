@@ -1028,17 +1028,25 @@ static void run_mixed(int calls)
     MPI_Allreduce_init(&pin, &pout, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL,
                        &persistent);
     unsigned seed = 12345;
-    double din[64], dout[64];
-    long lin[64], lout[64], ibuf[8], iin[2], iout[2];
-    long *gin = mt_malloc((size_t)wsize * 8 * sizeof(long));
-    long *gout = mt_malloc((size_t)wsize * 8 * sizeof(long));
+    /* Up to 513 elements of 8 bytes: past the 4 KiB of the straight steps
+     * (one large buffer above 512 B), so both sides of each bound. */
+    enum { MIXED_MOST = 513 };
+    double din[MIXED_MOST], dout[MIXED_MOST];
+    long lin[MIXED_MOST], lout[MIXED_MOST], ibuf[8], iin[2], iout[2];
+    long *gin = mt_malloc((size_t)wsize * MIXED_MOST * sizeof(long));
+    long *gout = mt_malloc((size_t)wsize * MIXED_MOST * sizeof(long));
+    /* An Alltoall's and a Reduce_scatter_block's vector of n a rank, up
+     * to ~4 KiB on any size; an Allgather's block alike. */
+    int per_rank_most = (MIXED_MOST - 1) / wsize + 1;
     MPI_Request ib = MPI_REQUEST_NULL, ia = MPI_REQUEST_NULL;
     int ib_it = 0, ib_root = 0, ia_it = 0;
     for (int it = 0; it < calls; it++) {
         seed = seed * 1103515245u + 12345u;
         unsigned draw = seed >> 8;
         int kind = (int)(draw % 14), root = (int)((draw >> 4) % (unsigned)wsize);
-        int n = 1 + (int)((draw >> 9) % 8) * ((draw >> 12) % 4 == 0 ? 8 : 1); /* 1-64 */
+        int n = 1 + (int)((draw >> 9) % 8) * ((draw >> 12) % 4 == 0 ? 8 : 1); /* 1-57 */
+        if ((draw >> 16) % 4 == 0)
+            n *= 9; /* up to 513: 1-4 KiB and past */
         int inplace = (draw >> 14) & 1;
         int rc = MPI_SUCCESS;
         switch (kind) {
@@ -1133,7 +1141,7 @@ static void run_mixed(int calls)
             break;
         case 11: /* Allgather of n longs a rank, in place or not */
         case 12: /* Alltoall likewise */
-            n = n > 8 ? 8 : n;
+            n = n > per_rank_most ? per_rank_most : n;
             for (int r = 0; r < wsize; r++)
                 for (int i = 0; i < n; i++) {
                     long mine = kind == 11 ? mixed_val(wrank, it, i) : mixed_val(wrank, it, r * n + i);
@@ -1154,7 +1162,7 @@ static void run_mixed(int calls)
                 }
             break;
         case 13: /* Reduce_scatter_block, sum of n longs a rank, in place or not */
-            n = n > 8 ? 8 : n;
+            n = n > per_rank_most ? per_rank_most : n;
             for (int i = 0; i < wsize * n; i++) {
                 gin[i] = mixed_val(wrank, it, i);
                 gout[i] = inplace ? gin[i] : -1;
