@@ -394,6 +394,29 @@ static int run_kind(const char *kind, int round)
         counts[r] = 2;
         displs[r] = 2 * r;
     }
+    /* The -1k kinds: the same calls with posts of 1 KiB a rank, above a
+     * small buffer and within the straight steps' 4 KiB (one large
+     * buffer). */
+    static int mid_in[8 * 256], mid_out[8 * 256];
+    if (strstr(kind, "-1k") != NULL) {
+        int n = 256, root = strstr(kind, "-root") != NULL ? VICTIM : 0;
+        CHECK(wsize <= 8, "the -1k kinds need at most 8 ranks");
+        if (strncmp(kind, "bcast", 5) == 0)
+            return MPI_Bcast(mid_in, n, MPI_INT, root, MPI_COMM_WORLD);
+        if (strncmp(kind, "reduce_scatter_block", 20) == 0)
+            return MPI_Reduce_scatter_block(mid_in, mid_out, n / wsize, MPI_INT, MPI_SUM,
+                                            MPI_COMM_WORLD);
+        if (strncmp(kind, "reduce", 6) == 0)
+            return MPI_Reduce(mid_in, mid_out, n, MPI_INT, MPI_SUM, root, MPI_COMM_WORLD);
+        if (strncmp(kind, "allreduce", 9) == 0)
+            return MPI_Allreduce(mid_in, mid_out, n, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+        if (strncmp(kind, "allgather", 9) == 0)
+            return MPI_Allgather(mid_in, n, MPI_INT, mid_out, n, MPI_INT, MPI_COMM_WORLD);
+        if (strncmp(kind, "alltoall", 8) == 0)
+            return MPI_Alltoall(mid_in, n / wsize, MPI_INT, mid_out, n / wsize, MPI_INT,
+                                MPI_COMM_WORLD);
+        CHECK(0, "unknown kind %s", kind);
+    }
     if (strcmp(kind, "allgather") == 0)
         return MPI_Allgather(in, 2, MPI_INT, all_out, 2, MPI_INT, MPI_COMM_WORLD);
     if (strcmp(kind, "alltoall") == 0)

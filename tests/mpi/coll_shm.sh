@@ -178,6 +178,12 @@ for kind in bcast bcast-root reduce reduce-root allreduce allgather alltoall \
     kill_case 2 $kind
     HCMPI_SPIN=0 kill_case 2 $kind
 done
+# The same straight steps with posts of 1 KiB, in one large buffer.
+for kind in bcast-1k bcast-1k-root reduce-1k reduce-1k-root allreduce-1k \
+    allgather-1k alltoall-1k reduce_scatter_block-1k; do
+    kill_case 2 $kind
+    HCMPI_SPIN=0 kill_case 2 $kind
+done
 # Two ranks: a large bcast is read (half written by the root) straight
 # between the buffers by default; without that
 # (HCMPI_COLL_SHM_PAIR_BCAST_READ_MIN=0), the segment's pipeline when
