@@ -333,7 +333,7 @@ void hc_shmcoll_combine(const hc_shmcoll_t *sc, uint32_t s, size_t len,
                         const hcomm_reduce_op_t *op, const unsigned char *own);
 
 /* Small blocking collectives whose turn has come (shmcoll_small.c): a
- * call of one buffer (up to 4 KiB, shmcoll_small.c) that no I-form of the
+ * call of one buffer (up to 2 KiB, shmcoll_small.c) that no I-form of the
  * communicator still precedes, whose flags are already where its step needs
  * them, does the step's work straight from the arguments, under the lock, on
  * the numbers, buffers and flags its op would use.  Each returns 1: done; -1:

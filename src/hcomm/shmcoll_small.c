@@ -31,10 +31,13 @@
 
 /* The most bytes a straight step posts (a small buffer's, or above
  * SHMCOLL_SMALL one large buffer's, as its op's single chunk would):
- * what the op's path adds, ~400 instructions, is still a fifth of a
- * 1 KiB Alltoall's or Allgather's on two ranks (bench/NOTES.md, small16b),
- * while the copies grow with the size. */
-#define SHMCOLL_NOW_MAX ((size_t)4 << 10)
+ * what the op's path adds, ~300-400 instructions, is still a fifth of a
+ * 1 KiB Alltoall's or Allgather's on two ranks.  At 4 KiB it lost instead
+ * (Allgather 1.24-1.30 -> 1.36-1.39 us, Bcast 0.59-0.60 -> 0.62-0.63, the
+ * fastest of 4-5 interleaved rounds): a reader that gives up its look
+ * while the other rank still copies pays the op's path on top
+ * (bench/NOTES.md, small16b). */
+#define SHMCOLL_NOW_MAX ((size_t)2 << 10)
 
 /* 1 when a post of slot bytes fits the straight steps: one buffer, which
  * the op's single chunk would use too. */

@@ -395,7 +395,7 @@ static int run_kind(const char *kind, int round)
         displs[r] = 2 * r;
     }
     /* The -1k kinds: the same calls with posts of 1 KiB a rank, above a
-     * small buffer and within the straight steps' 4 KiB (one large
+     * small buffer and within the straight steps' 2 KiB (one large
      * buffer). */
     static int mid_in[8 * 256], mid_out[8 * 256];
     if (strstr(kind, "-1k") != NULL) {
@@ -1051,7 +1051,7 @@ static void run_mixed(int calls)
     MPI_Allreduce_init(&pin, &pout, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL,
                        &persistent);
     unsigned seed = 12345;
-    /* Up to 513 elements of 8 bytes: past the 4 KiB of the straight steps
+    /* Up to 513 elements of 8 bytes: past the 2 KiB of the straight steps
      * (one large buffer above 512 B), so both sides of each bound. */
     enum { MIXED_MOST = 513 };
     double din[MIXED_MOST], dout[MIXED_MOST];
