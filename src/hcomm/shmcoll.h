@@ -239,7 +239,7 @@ struct hc_shmcoll;
 typedef struct hc_shmcoll_op {
   hcomm_comm_t *comm;
   struct hc_shmcoll *sc;
-  int what;                    /* enum shmcoll_what (shmcoll.c) */
+  int what;                    /* enum shmcoll_what (shmcoll_impl.h) */
   int root;                    /* bcast, reduce: the root; allreduce: -1 */
   unsigned char *out;          /* bcast: the buffer; reductions: the result,
                                   NULL on a rank that gets none */

@@ -103,7 +103,7 @@
  * when deciding a start had published its count first, so that start is
  * below the switch; one that saw it closing waits the few loads until it
  * is set, or sets it itself if the closer keeps it closed for long
- * (shmcoll_claim.c).  From that start on the claim runs in the lane for good, taking
+ * (shmcoll_lanes.c).  From that start on the claim runs in the lane for good, taking
  * the lane's numbers where its last holder left them (every rank started
  * that one equally often).  A claim that some rank released while waiting
  * never moves (SHMCOLL_CLAIM_NEVER): that rank's starts all went to the
@@ -116,7 +116,7 @@
 #define SHMCOLL_CLAIM_NEVER 0xffffffffu
 /* The switch word closed by rank r, which is a few loads from setting it.
  * A rank that finds it closed for long (r descheduled, or killed in those
- * loads) sets it itself from the same counts (shmcoll_claim.c): whichever
+ * loads) sets it itself from the same counts (shmcoll_lanes.c): whichever
  * of the two writes first decides, and both decide alike. */
 #define SHMCOLL_CLAIM_CLOSING_FIRST 0xfffe0000u
 #define SHMCOLL_CLAIM_CLOSING(r) (SHMCOLL_CLAIM_CLOSING_FIRST + (uint32_t)(r))
@@ -159,6 +159,22 @@ enum shmcoll_pages {
   SHMCOLL_PAGES_TAKING, /* a rank is reserving them */
   SHMCOLL_PAGES_READY,
   SHMCOLL_PAGES_FAILED /* none left: the wide lanes end before this one */
+};
+
+/* Which collective an op (hc_shmcoll_op_t.what) runs. */
+enum shmcoll_what {
+  SHMCOLL_OP_BARRIER,
+  SHMCOLL_OP_BCAST,
+  SHMCOLL_OP_REDUCE,
+  SHMCOLL_OP_ALLGATHER,
+  SHMCOLL_OP_ALLTOALL,
+  SHMCOLL_OP_REDUCE_SCATTER,
+  SHMCOLL_OP_READ_EXCHANGE,
+  SHMCOLL_OP_BCAST_READ,
+  SHMCOLL_OP_REDUCE_READ,
+  SHMCOLL_OP_REDUCE_SCATTER_READ,
+  SHMCOLL_OP_GATHER, /* rooted: one number, blocks of one small buffer */
+  SHMCOLL_OP_SCATTER
 };
 
 
@@ -247,6 +263,10 @@ typedef struct hc_shmcoll {
  * claim, once for every rank (the others wait for the first); 1 when they
  * are there, 0 (on every rank alike) when memory ran out. */
 int hc_shmcoll_wide_pages(hc_shmcoll_t *sc, int w);
+
+/* Bytes of each rank's slot that chunk at of op takes: the same on every
+ * rank, so that all of them pick the same buffers (shmcoll.c). */
+size_t hc_shmcoll_slot_bytes(const hc_shmcoll_op_t *op, uint32_t at);
 
 /* Publishes in lane this rank's first claim not released and its starts
  * decided so far (none held: the number of the lane's next claim). */
