@@ -129,6 +129,20 @@
  * allreduce_init on 4 ranks, 4 KiB: 27-28 us through 4 buffers of 2 KiB,
  * 15-18 us through 2 of 4 KiB). */
 #define SHMCOLL_LANE_DEPTH 2
+/* Deep lanes.  A persistent Bcast or Reduce of a few bytes runs as far
+ * ahead of its slowest rank as its lane has buffers, and two are not
+ * enough where ranks share a core (4 ranks on 2 cores, 8 B Bcast_init:
+ * 3.3x the blocking Bcast, whose ring is 256 deep; bench/NOTES.md,
+ * small16, pinit16).  So SHMCOLL_DEEP_LANES more lanes, behind the
+ * others, lay the same bytes out as cells of SHMCOLL_DEEP_CELL: a ring
+ * of 2 x lane_small / SHMCOLL_DEEP_CELL buffers per rank (a power of two,
+ * at most SHMCOLL_DEEP_MAX; 128 of 4 KiB lane buffers).  Only persistent
+ * Bcasts and Reduces of at most a cell claim them (the others wait for
+ * every rank at each run, so depth gives them nothing), and only while
+ * one is fresh: every holder of a deep lane has the same geometry. */
+#define SHMCOLL_DEEP_LANES 4
+#define SHMCOLL_DEEP_CELL SHMCOLL_LINE
+#define SHMCOLL_DEEP_MAX 256
 #define SHMCOLL_LANES_BUDGET ((size_t)1 << 20)
 /* Two wide lanes of the largest segments (their large buffers near
  * 4 MiB each) fit. */
@@ -249,7 +263,8 @@ typedef struct hc_shmcoll {
   shmcoll_line_t *lines;
   unsigned char *data;
   struct hc_shmcoll *lanes; /* the communicator's segment: its lanes */
-  int nlanes, lanes_taken;
+  int nlanes, lanes_taken; /* all of them, the ordinary ones claimed */
+  int ndeep, deep_taken;   /* the last ndeep lanes are deep: claimed */
   size_t lane_small; /* the communicator's segment: its lanes' small */
   struct hc_shmcoll *wide; /* the communicator's segment: its wide lanes */
   int nwide, wide_taken;

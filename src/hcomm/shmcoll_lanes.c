@@ -195,7 +195,7 @@ static int shmcoll_claim_of(hc_shmcoll_op_t *op, hc_shmcoll_claim_t *claim,
   if (lanes == NULL || n == 0 || (*fresh == n && !wait))
     return 0;
   hc_shmcoll_op_t mine = *op;
-  if (rechunk && !shmcoll_op_rechunk(&mine, op->sc->lane_small))
+  if (rechunk && !shmcoll_op_rechunk(&mine, lanes[0].small))
     return 0;
   hc_shmcoll_t *lane = &lanes[0], *sc = op->sc;
   int in_lane = *fresh < n;
@@ -239,14 +239,24 @@ hc_status_t hc_shmcoll_op_claim_lane(hc_shmcoll_op_t *op,
   int reads = shmcoll_lane_reads(op);
   int lane_fits = bytes <= hc_shmcoll_tuning.lane_max || reads;
   int small = bytes <= sc->lane_small || reads;
+  int nordinary = sc->nlanes - sc->ndeep;
+  /* A Bcast or Reduce of a few bytes: a deep lane first, to run ahead as
+   * the blocking form does (the others wait for every rank anyway). */
+  int runs_ahead = op->what == SHMCOLL_OP_BCAST ||
+                   (op->what == SHMCOLL_OP_REDUCE && op->root >= 0);
+  if (runs_ahead && lane_fits && bytes <= SHMCOLL_DEEP_CELL && !reads &&
+      sc->ndeep > 0 &&
+      shmcoll_claim_of(op, claim, sc->lanes + nordinary, sc->ndeep,
+                       &sc->deep_taken, 0, 1))
+    return HC_OK;
   /* A wide lane has the segment's chunk and small buffers' size: op, as
    * prepared against the segment, runs there as it is (shmcoll_impl.h). */
   if ((lane_fits && small &&
-       shmcoll_claim_of(op, claim, sc->lanes, sc->nlanes, &sc->lanes_taken, 0,
+       shmcoll_claim_of(op, claim, sc->lanes, nordinary, &sc->lanes_taken, 0,
                         1)) ||
       shmcoll_claim_of(op, claim, sc->wide, sc->nwide, &sc->wide_taken, 0,
                        0) ||
-      (lane_fits && shmcoll_claim_of(op, claim, sc->lanes, sc->nlanes,
+      (lane_fits && shmcoll_claim_of(op, claim, sc->lanes, nordinary,
                                      &sc->lanes_taken, 0, 1)))
     return HC_OK;
   /* Every lane it fits was claimed: it waits for one to be given back.
@@ -256,7 +266,7 @@ hc_status_t hc_shmcoll_op_claim_lane(hc_shmcoll_op_t *op,
     return HC_ERR_NOT_SUPPORTED;
   if ((!small && shmcoll_claim_of(op, claim, sc->wide, sc->nwide,
                                   &sc->wide_taken, 1, 0)) ||
-      (lane_fits && shmcoll_claim_of(op, claim, sc->lanes, sc->nlanes,
+      (lane_fits && shmcoll_claim_of(op, claim, sc->lanes, nordinary,
                                      &sc->lanes_taken, 1, 1)))
     return HC_OK;
   return HC_ERR_NOT_SUPPORTED;
