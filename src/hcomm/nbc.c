@@ -523,6 +523,22 @@ static hc_status_t nbc_start(hc_nbc_sched_t *s, hcomm_request_t **req) {
   return rc;
 }
 
+/* The op of a persistent schedule that is one shared-memory step in the
+ * lane it holds for good (rounds' marks aside), or NULL. */
+static hc_shmcoll_op_t *nbc_lane_only(const hc_nbc_sched_t *s) {
+  if (s->lane_claim == NULL || !s->lane_claim->in_lane || s->lane_at != 0)
+    return NULL;
+  hc_shmcoll_op_t *op = NULL;
+  for (size_t i = 0; i < s->nsteps; i++) {
+    if (s->steps[i].kind == NBC_ROUND)
+      continue;
+    if (s->steps[i].kind != NBC_SHM || op != NULL)
+      return NULL;
+    op = s->steps[i].dst;
+  }
+  return op;
+}
+
 /* Takes s (frees it on failure); *req is an inactive persistent request
  * that owns s from now on: complete (done) until hcomm_start. */
 static hc_status_t nbc_plan(hc_nbc_sched_t *s, hcomm_request_t **req) {
@@ -532,6 +548,7 @@ static hc_status_t nbc_plan(hc_nbc_sched_t *s, hcomm_request_t **req) {
   hcomm_request_t *r = nbc_bind(s, &rc);
   if (r != NULL) {
     s->persistent = 1;
+    s->lane_only = nbc_lane_only(s);
     /* A plan for hcomm_hccl_icoll runs under that call's tag. */
     s->tag = s->hccl_plan
                  ? -1
@@ -561,7 +578,15 @@ hc_status_t hcomm_start(hcomm_request_t *req) {
   if (rc == HC_OK) {
     req->status.error = HC_OK;
     atomic_store(&req->done, 0);
-    nbc_run(s);
+    if (s->lane_only != NULL && hc_comm_revoked_locked(s->comm) == HC_OK &&
+        hc_shmcoll_op_now_locked(s->lane_only)) {
+      /* Ran whole: what nbc_run does for a schedule finished at once. */
+      hc_comm_op_begin(s->comm);
+      s->error = HC_OK;
+      nbc_complete(s);
+    } else {
+      nbc_run(s);
+    }
   }
   hc_engine_unlock();
   return rc;

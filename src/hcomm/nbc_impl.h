@@ -52,6 +52,10 @@ struct nbc_sched {
    * first, hc_nbc_lane_begin), kept behind the schedule's nsteps: from
    * lane_at - 1 on, lane_n of them; lane_at 0: none. */
   size_t lane_at, lane_n;
+  /* A persistent collective whose schedule is its lane's one step: that
+   * step's op, which a start may run straight (hc_shmcoll_op_now_locked)
+   * without the schedule's rounds; NULL otherwise. */
+  hc_shmcoll_op_t *lane_only;
 };
 
 /* What the builder of a collective does with the schedule it built:

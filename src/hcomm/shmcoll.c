@@ -203,20 +203,6 @@ static hc_shmcoll_t *shmcoll_enter(hcomm_comm_t *comm, size_t bytes,
 
 /* ---- one collective as a sequence of chunks, each in phases ------------- */
 
-enum shmcoll_what {
-  SHMCOLL_OP_BARRIER,
-  SHMCOLL_OP_BCAST,
-  SHMCOLL_OP_REDUCE,
-  SHMCOLL_OP_ALLGATHER,
-  SHMCOLL_OP_ALLTOALL,
-  SHMCOLL_OP_REDUCE_SCATTER,
-  SHMCOLL_OP_READ_EXCHANGE,
-  SHMCOLL_OP_BCAST_READ,
-  SHMCOLL_OP_REDUCE_READ,
-  SHMCOLL_OP_REDUCE_SCATTER_READ,
-  SHMCOLL_OP_GATHER, /* rooted: one number, blocks of one small buffer */
-  SHMCOLL_OP_SCATTER
-};
 
 /* 1 when flag kind of who (or of every rank) reached want; else 0, and
  * the condition is what the segment's waiters sleep on. */
@@ -491,7 +477,7 @@ static int shmcoll_reduce_step(hc_shmcoll_op_t *op, uint32_t s) {
 
 /* Bytes of each rank's slot that chunk at of op takes: the same on every
  * rank, so that all of them pick the same buffers. */
-static size_t shmcoll_slot_bytes(const hc_shmcoll_op_t *op, uint32_t at) {
+size_t hc_shmcoll_slot_bytes(const hc_shmcoll_op_t *op, uint32_t at) {
   size_t from = (size_t)at * op->step;
   size_t n = op->size - from < op->step ? op->size - from : op->step;
   switch (op->what) {
@@ -530,7 +516,7 @@ static size_t shmcoll_part(size_t len, size_t from, size_t step) {
 static int shmcoll_allgather_step(hc_shmcoll_op_t *op, uint32_t s) {
   hc_shmcoll_t *sc = op->sc;
   size_t from = (size_t)op->at * op->step;
-  size_t slot = shmcoll_slot_bytes(op, op->at);
+  size_t slot = hc_shmcoll_slot_bytes(op, op->at);
   if (op->phase == 0) {
     size_t n = shmcoll_part(shmcoll_block_len(op->counts, op->each, sc->rank),
                             from, op->step);
@@ -639,7 +625,7 @@ static int shmcoll_alltoall_readers_done(hc_shmcoll_op_t *op, uint32_t s) {
  * raised theirs. */
 static int shmcoll_alltoall_step(hc_shmcoll_op_t *op, uint32_t s) {
   hc_shmcoll_t *sc = op->sc;
-  size_t slot = shmcoll_slot_bytes(op, 0);
+  size_t slot = hc_shmcoll_slot_bytes(op, 0);
   if (op->phase == 0) {
     if (!shmcoll_need(sc, SHMCOLL_DONE, SHMCOLL_ALL,
                       shmcoll_reuse(sc, s, slot)))
@@ -1751,7 +1737,7 @@ static int shmcoll_alltoall_reads_large(const hc_shmcoll_op_t *op,
   return op->counts != NULL && sc->size > 2 && sendbuf != HCOMM_IN_PLACE &&
          shmcoll_reads_work(sc) && hc_shmcoll_tuning.alltoallv_read &&
          (size_t)sc->size * sizeof(shmcoll_read_block_t) <= sc->small &&
-         shmcoll_slot_bytes(op, 0) > sc->small;
+         hc_shmcoll_slot_bytes(op, 0) > sc->small;
 }
 
 int hc_shmcoll_alltoall_reads(hc_shmcoll_op_t *op, const void *sendbuf) {
@@ -2033,140 +2019,6 @@ hc_status_t hc_shmcoll_ireduce_scatter_prepare(
   shmcoll_reduce_scatter_op(op, sc, comm, sendbuf, recvbuf, counts, 0, total,
                             rop);
   return HC_OK;
-}
-
-/* ---- the persistent forms' lanes ----------------------------------------- */
-
-/* The bytes each rank puts in the segment for op, whole. */
-static size_t shmcoll_op_bytes(const hc_shmcoll_op_t *op) {
-  switch (op->what) {
-  case SHMCOLL_OP_REDUCE:
-  case SHMCOLL_OP_REDUCE_SCATTER:
-    return op->size * op->op.elem_size;
-  case SHMCOLL_OP_ALLTOALL:
-    return shmcoll_slot_bytes(op, 0);
-  default:
-    return op->size;
-  }
-}
-
-/* 1 for a two-rank allreduce that reads the other rank's input first, or
- * a bcast read between the ranks' buffers (hc_shmcoll_ireduce_prepare,
- * hc_shmcoll_ibcast_prepare set them up as the blocking forms' reads): the
- * segment carries only the ranks' descriptors, in their lines, so a lane
- * takes them at any size; the pipeline, cut to the lane's buffers, runs
- * only where a read failed (2 ranks, 64 KiB: the blocking form's read
- * against a point-to-point schedule; bench/NOTES.md, persist16).  Not a
- * bcast through an accessor, which never reads: its pipeline would run
- * every time. */
-static int shmcoll_lane_reads(const hc_shmcoll_op_t *op) {
-  return op->read_first &&
-         (op->what == SHMCOLL_OP_REDUCE ||
-          (op->what == SHMCOLL_OP_BCAST && op->acc == NULL));
-}
-
-/* Cuts op into chunks of at most small bytes each (a lane's buffers),
- * behind its read where it reads first; 0 when it cannot be: an
- * alltoall's slot is one piece, and a reduction needs whole elements. */
-static int shmcoll_op_rechunk(hc_shmcoll_op_t *op, size_t small) {
-  size_t step = small;
-  switch (op->what) {
-  case SHMCOLL_OP_BARRIER:
-    return 1;
-  case SHMCOLL_OP_ALLTOALL:
-    return shmcoll_slot_bytes(op, 0) <= small;
-  case SHMCOLL_OP_REDUCE:
-  case SHMCOLL_OP_REDUCE_SCATTER:
-    step = small / op->op.elem_size;
-    if (step == 0)
-      return 0;
-    break;
-  default:
-    break;
-  }
-  /* Other reads are left to the lane's buffers, which take small data. */
-  op->read_first = shmcoll_lane_reads(op);
-  op->step = step;
-  op->nchunks =
-      (uint32_t)((op->size + step - 1) / step) + (uint32_t)op->read_first;
-  return 1;
-}
-
-/* Claims a lane of lanes (n of them, *fresh never claimed yet) for op:
- * the next fresh one, moving in now; with wait, when none is fresh, the
- * one claimed least, to move in once given back.  In chunks of a lane
- * buffer with rechunk (an ordinary lane); 0 when none fits. */
-static int shmcoll_claim_of(hc_shmcoll_op_t *op, hc_shmcoll_claim_t *claim,
-                            hc_shmcoll_t *lanes, int n, int *fresh, int wait,
-                            int rechunk) {
-  if (lanes == NULL || n == 0 || (*fresh == n && !wait))
-    return 0;
-  hc_shmcoll_op_t mine = *op;
-  if (rechunk && !shmcoll_op_rechunk(&mine, op->sc->lane_small))
-    return 0;
-  hc_shmcoll_t *lane = &lanes[0], *sc = op->sc;
-  int in_lane = *fresh < n;
-  if (in_lane && lanes == sc->wide && !hc_shmcoll_wide_pages(sc, *fresh)) {
-    sc->nwide = *fresh; /* no memory for it: the wide lanes end here */
-    return 0;
-  }
-  if (in_lane)
-    lane = &lanes[(*fresh)++];
-  else
-    for (int l = 1; l < n; l++)
-      if (lanes[l].claims < lane->claims)
-        lane = &lanes[l];
-  mine.sc = lane;
-  *claim = (hc_shmcoll_claim_t){.lane = lane,
-                                .gen = lane->claims++,
-                                .in_lane = in_lane,
-                                .prev = lane->held_last,
-                                .op = mine};
-  if (lane->held_last != NULL)
-    lane->held_last->next = claim;
-  else
-    lane->held = claim;
-  lane->held_last = claim;
-  hc_shmcoll_lane_publish(lane);
-  if (in_lane)
-    *op = mine;
-  return 1;
-}
-
-hc_status_t hc_shmcoll_op_claim_lane(hc_shmcoll_op_t *op,
-                                     hc_shmcoll_claim_t *claim) {
-  hc_shmcoll_t *sc = op->sc;
-  size_t bytes = shmcoll_op_bytes(op);
-  /* Data of one lane buffer, or a read (its descriptors): a lane.  More
-   * than a lane buffer takes a wide lane while one is fresh, so that it
-   * runs in the segment's chunks, one synchronisation per chunk rather
-   * than per lane buffer (8 ranks, 16 KiB Allreduce_init: 101 us through
-   * 2 KiB lane buffers against 19-24 for the blocking form; bench/NOTES.md,
-   * pcoll16l); a lane up to HCMPI_COLL_SHM_LANE_MAX when none is. */
-  int reads = shmcoll_lane_reads(op);
-  int lane_fits = bytes <= hc_shmcoll_tuning.lane_max || reads;
-  int small = bytes <= sc->lane_small || reads;
-  /* A wide lane has the segment's chunk and small buffers' size: op, as
-   * prepared against the segment, runs there as it is (shmcoll_impl.h). */
-  if ((lane_fits && small &&
-       shmcoll_claim_of(op, claim, sc->lanes, sc->nlanes, &sc->lanes_taken, 0,
-                        1)) ||
-      shmcoll_claim_of(op, claim, sc->wide, sc->nwide, &sc->wide_taken, 0,
-                       0) ||
-      (lane_fits && shmcoll_claim_of(op, claim, sc->lanes, sc->nlanes,
-                                     &sc->lanes_taken, 0, 1)))
-    return HC_OK;
-  /* Every lane it fits was claimed: it waits for one to be given back.
-   * Not an alltoallv that leaves its large blocks to messages: they are
-   * steps beside the lane's, which the schedule has no copy of. */
-  if (op->what == SHMCOLL_OP_ALLTOALL && !op->read_large)
-    return HC_ERR_NOT_SUPPORTED;
-  if ((!small && shmcoll_claim_of(op, claim, sc->wide, sc->nwide,
-                                  &sc->wide_taken, 1, 0)) ||
-      (lane_fits && shmcoll_claim_of(op, claim, sc->lanes, sc->nlanes,
-                                     &sc->lanes_taken, 1, 1)))
-    return HC_OK;
-  return HC_ERR_NOT_SUPPORTED;
 }
 
 /* ---- gather(v), scatter(v): blocks of a small buffer in the segment ----- */

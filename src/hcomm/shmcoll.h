@@ -239,7 +239,7 @@ struct hc_shmcoll;
 typedef struct hc_shmcoll_op {
   hcomm_comm_t *comm;
   struct hc_shmcoll *sc;
-  int what;                    /* enum shmcoll_what (shmcoll.c) */
+  int what;                    /* enum shmcoll_what (shmcoll_impl.h) */
   int root;                    /* bcast, reduce: the root; allreduce: -1 */
   unsigned char *out;          /* bcast: the buffer; reductions: the result,
                                   NULL on a rank that gets none */
@@ -372,6 +372,12 @@ void hc_shmcoll_op_start(hc_shmcoll_op_t *op);
  * waiting.  0: not finished; 1: finished, *rc its status (a lost member
  * of the communicator fails it). */
 int hc_shmcoll_op_poll(hc_shmcoll_op_t *op, hc_status_t *rc);
+/* With the engine lock held, at a start of a persistent op in its own
+ * lane: 1 when op ran whole here as the blocking form's straight step (a
+ * Bcast of one buffer whose buffer or root's post is there: numbers taken,
+ * finished), 0 when nothing was done (hc_shmcoll_op_start and its polls
+ * then run it). */
+int hc_shmcoll_op_now_locked(hc_shmcoll_op_t *op);
 /* Without the engine lock: sleeps at most ms until another rank of op's
  * segment publishes (op is not finished, and its memory stays while this
  * runs: the engine lock is no real lock, so no other thread frees it). */

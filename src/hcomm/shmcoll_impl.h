@@ -103,8 +103,8 @@
  * when deciding a start had published its count first, so that start is
  * below the switch; one that saw it closing waits the few loads until it
  * is set, or sets it itself if the closer keeps it closed for long
- * (shmcoll_claim.c).  From that start on the claim runs in the lane for good,
- * taking the lane's numbers where its last holder left them (every rank started
+ * (shmcoll_lanes.c).  From that start on the claim runs in the lane for good, taking
+ * the lane's numbers where its last holder left them (every rank started
  * that one equally often).  A claim that some rank released while waiting
  * never moves (SHMCOLL_CLAIM_NEVER): that rank's starts all went to the
  * schedule.  The schedule keeps the steps that run in the lane behind
@@ -116,7 +116,7 @@
 #define SHMCOLL_CLAIM_NEVER 0xffffffffu
 /* The switch word closed by rank r, which is a few loads from setting it.
  * A rank that finds it closed for long (r descheduled, or killed in those
- * loads) sets it itself from the same counts (shmcoll_claim.c): whichever
+ * loads) sets it itself from the same counts (shmcoll_lanes.c): whichever
  * of the two writes first decides, and both decide alike. */
 #define SHMCOLL_CLAIM_CLOSING_FIRST 0xfffe0000u
 #define SHMCOLL_CLAIM_CLOSING(r) (SHMCOLL_CLAIM_CLOSING_FIRST + (uint32_t)(r))
@@ -129,6 +129,20 @@
  * allreduce_init on 4 ranks, 4 KiB: 27-28 us through 4 buffers of 2 KiB,
  * 15-18 us through 2 of 4 KiB). */
 #define SHMCOLL_LANE_DEPTH 2
+/* Deep lanes.  A persistent Bcast or Reduce of a few bytes runs as far
+ * ahead of its slowest rank as its lane has buffers, and two are not
+ * enough where ranks share a core (4 ranks on 2 cores, 8 B Bcast_init:
+ * 3.3x the blocking Bcast, whose ring is 256 deep; bench/NOTES.md,
+ * small16, pinit16).  So SHMCOLL_DEEP_LANES more lanes, behind the
+ * others, lay the same bytes out as cells of SHMCOLL_DEEP_CELL: a ring
+ * of 2 x lane_small / SHMCOLL_DEEP_CELL buffers per rank (a power of two,
+ * at most SHMCOLL_DEEP_MAX; 128 of 4 KiB lane buffers).  Only persistent
+ * Bcasts and Reduces of at most a cell claim them (the others wait for
+ * every rank at each run, so depth gives them nothing), and only while
+ * one is fresh: every holder of a deep lane has the same geometry. */
+#define SHMCOLL_DEEP_LANES 4
+#define SHMCOLL_DEEP_CELL SHMCOLL_LINE
+#define SHMCOLL_DEEP_MAX 256
 #define SHMCOLL_LANES_BUDGET ((size_t)1 << 20)
 /* Two wide lanes of the largest segments (their large buffers near
  * 4 MiB each) fit. */
@@ -160,6 +174,23 @@ enum shmcoll_pages {
   SHMCOLL_PAGES_READY,
   SHMCOLL_PAGES_FAILED /* none left: the wide lanes end before this one */
 };
+
+/* Which collective an op (hc_shmcoll_op_t.what) runs. */
+enum shmcoll_what {
+  SHMCOLL_OP_BARRIER,
+  SHMCOLL_OP_BCAST,
+  SHMCOLL_OP_REDUCE,
+  SHMCOLL_OP_ALLGATHER,
+  SHMCOLL_OP_ALLTOALL,
+  SHMCOLL_OP_REDUCE_SCATTER,
+  SHMCOLL_OP_READ_EXCHANGE,
+  SHMCOLL_OP_BCAST_READ,
+  SHMCOLL_OP_REDUCE_READ,
+  SHMCOLL_OP_REDUCE_SCATTER_READ,
+  SHMCOLL_OP_GATHER, /* rooted: one number, blocks of one small buffer */
+  SHMCOLL_OP_SCATTER
+};
+
 
 typedef struct shmcoll_line {
   _Atomic uint32_t flag[3]; /* by enum shmcoll_flag */
@@ -232,8 +263,9 @@ typedef struct hc_shmcoll {
   shmcoll_line_t *lines;
   unsigned char *data;
   struct hc_shmcoll *lanes; /* the communicator's segment: its lanes */
-  int nlanes, lanes_taken;
-  size_t lane_small;       /* the communicator's segment: its lanes' small */
+  int nlanes, lanes_taken; /* all of them, the ordinary ones claimed */
+  int ndeep, deep_taken;   /* the last ndeep lanes are deep: claimed */
+  size_t lane_small; /* the communicator's segment: its lanes' small */
   struct hc_shmcoll *wide; /* the communicator's segment: its wide lanes */
   int nwide, wide_taken;
   /* A lane: claims made of it (the same count on every rank), and those
@@ -361,6 +393,10 @@ int hc_shmcoll_reduce_scatter_now(hc_shmcoll_t *sc, hcomm_comm_t *comm,
  * claim, once for every rank (the others wait for the first); 1 when they
  * are there, 0 (on every rank alike) when memory ran out. */
 int hc_shmcoll_wide_pages(hc_shmcoll_t *sc, int w);
+
+/* Bytes of each rank's slot that chunk at of op takes: the same on every
+ * rank, so that all of them pick the same buffers (shmcoll.c). */
+size_t hc_shmcoll_slot_bytes(const hc_shmcoll_op_t *op, uint32_t at);
 
 /* Publishes in lane this rank's first claim not released and its starts
  * decided so far (none held: the number of the lane's next claim). */

@@ -403,6 +403,16 @@ static hc_status_t shmcoll_setup(hcomm_comm_t *comm, hc_shmcoll_t *sc,
   return rc;
 }
 
+/* A deep lane's buffers per rank: its cells in a lane's bytes
+ * (shmcoll_impl.h), a power of two because numbers wrap. */
+static int shmcoll_deep_depth(const hc_shmcoll_t *sc) {
+  size_t cells = SHMCOLL_LANE_DEPTH * sc->lane_small / SHMCOLL_DEEP_CELL;
+  int depth = 1;
+  while (depth < SHMCOLL_DEEP_MAX && (size_t)depth * 2 <= cells)
+    depth *= 2;
+  return depth;
+}
+
 /* Points each lane and wide lane of sc (allocated behind it, in that
  * order) into the mapping. */
 static void shmcoll_lanes_init(hc_shmcoll_t *sc) {
@@ -410,7 +420,10 @@ static void shmcoll_lanes_init(hc_shmcoll_t *sc) {
   sc->wide = sc->nwide > 0 ? sc + 1 + sc->nlanes : NULL;
   for (int l = 0; l < sc->nlanes + sc->nwide; l++) {
     int wide = l >= sc->nlanes;
-    size_t small = wide ? SHMCOLL_SMALL : sc->lane_small;
+    int deep = !wide && l >= sc->nlanes - sc->ndeep;
+    size_t small = wide   ? SHMCOLL_SMALL
+                   : deep ? SHMCOLL_DEEP_CELL
+                          : sc->lane_small;
     shmcoll_line_t *lines = shmcoll_lane_lines(sc, l);
     hc_shmcoll_t *lane = sc + 1 + l;
     *lane = (hc_shmcoll_t){.usable = 1,
@@ -423,11 +436,13 @@ static void shmcoll_lanes_init(hc_shmcoll_t *sc) {
                            .turn = SHMCOLL_SEQ0,
                            .done_seen = SHMCOLL_SEQ0,
                            .chunk = sc->chunk,
-                           .depth = SHMCOLL_LANE_DEPTH,
+                           .depth = deep ? shmcoll_deep_depth(sc)
+                                         : SHMCOLL_LANE_DEPTH,
                            .small = small,
                            .hdr = sc->hdr,
                            .lines = lines};
-    lane->small_bytes = ((size_t)sc->size + 1) * SHMCOLL_LANE_DEPTH * small;
+    lane->small_bytes =
+        ((size_t)sc->size + 1) * (size_t)lane->depth * small;
     lane->data = (unsigned char *)(lines + sc->size);
   }
 }
@@ -457,6 +472,8 @@ hc_shmcoll_t *hc_shmcoll_get(hcomm_comm_t *comm, size_t bytes,
   }
   size_t lane_small;
   int nlanes = shmcoll_lanes_for(comm->size, &lane_small);
+  int ndeep = nlanes < SHMCOLL_DEEP_LANES ? nlanes : SHMCOLL_DEEP_LANES;
+  nlanes += ndeep;
   size_t chunk = shmcoll_chunk_for(comm->size);
   int nwide = shmcoll_wide_for(comm->size, chunk);
   sc = calloc(1, sizeof *sc + (size_t)(nlanes + nwide) * sizeof *sc);
@@ -475,6 +492,7 @@ hc_shmcoll_t *hc_shmcoll_get(hcomm_comm_t *comm, size_t bytes,
   use->small_bytes =
       ((size_t)comm->size + 1) * (size_t)use->depth * (size_t)SHMCOLL_SMALL;
   use->nlanes = nlanes;
+  use->ndeep = ndeep;
   use->lane_small = lane_small;
   use->nwide = nwide;
   /* A rank short of memory still takes part, and votes against. */

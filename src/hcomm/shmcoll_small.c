@@ -55,12 +55,17 @@ static int shmcoll_now_enter(hc_shmcoll_t *sc, hcomm_comm_t *comm) {
   return 0;
 }
 
-/* Collective number s, started and finished here. */
-static void shmcoll_now_leave(hc_shmcoll_t *sc, uint32_t s) {
+/* Collective number s, started and finished here; the lock held. */
+static void shmcoll_now_finished(hc_shmcoll_t *sc, uint32_t s) {
   sc->seq = s;
   sc->turn = s;
   if (hc_engine.hang_timeout > 0) /* the watchdog's, not worth a call */
     hc_watchdog_feed_locked();
+}
+
+/* The same, and the lock dropped. */
+static void shmcoll_now_leave(hc_shmcoll_t *sc, uint32_t s) {
+  shmcoll_now_finished(sc, s);
   hc_engine_unlock();
 }
 
@@ -119,17 +124,19 @@ static unsigned char *shmcoll_now_slot(hc_shmcoll_t *sc, hcomm_comm_t *comm,
   return NULL;
 }
 
-int hc_shmcoll_bcast_now(hc_shmcoll_t *sc, hcomm_comm_t *comm,
-                         unsigned char *buf, size_t bytes, int root) {
-  if (!shmcoll_now_fits(sc, bytes) || !shmcoll_now_enter(sc, comm))
-    return -1; /* 0 bytes take no number */
+/* With the lock held: 1 when the Bcast ran here, 0 when nothing was done
+ * (not its turn, a member lost, the buffer or the root's post not there
+ * yet). */
+static int shmcoll_bcast_now_locked(hc_shmcoll_t *sc, hcomm_comm_t *comm,
+                                    unsigned char *buf, size_t bytes,
+                                    int root) {
+  if (sc->turn != sc->seq || hc_comm_failure_locked(comm) != HC_OK)
+    return 0;
   uint32_t s = sc->seq + 1;
   int is_root = sc->rank == root;
   if (is_root ? !shmcoll_all_done(sc, shmcoll_reuse(sc, s, bytes))
-              : !shmcoll_now_ready(sc, SHMCOLL_POSTED, root, s)) {
-    hc_engine_unlock();
-    return -1;
-  }
+              : !shmcoll_now_ready(sc, SHMCOLL_POSTED, root, s))
+    return 0;
   unsigned char *shared = shmcoll_buf(sc, sc->size, s, bytes);
   if (is_root) {
     hc_copy_small(shared, buf, bytes);
@@ -140,8 +147,28 @@ int hc_shmcoll_bcast_now(hc_shmcoll_t *sc, hcomm_comm_t *comm,
     hc_copy_small(buf, shared, bytes);
     shmcoll_publish(sc, SHMCOLL_DONE, s);
   }
-  shmcoll_now_leave(sc, s);
+  shmcoll_now_finished(sc, s);
   return 1;
+}
+
+int hc_shmcoll_bcast_now(hc_shmcoll_t *sc, hcomm_comm_t *comm,
+                         unsigned char *buf, size_t bytes, int root) {
+  if (!shmcoll_now_fits(sc, bytes))
+    return -1; /* 0 bytes take no number */
+  hc_engine_lock();
+  int ran = shmcoll_bcast_now_locked(sc, comm, buf, bytes, root);
+  hc_engine_unlock();
+  return ran ? 1 : -1;
+}
+
+/* A persistent Bcast of one small buffer alone in its lane (pinit16):
+ * its start as the blocking form's straight step, on the lane's numbers. */
+int hc_shmcoll_op_now_locked(hc_shmcoll_op_t *op) {
+  if (op->what != SHMCOLL_OP_BCAST || op->nchunks != 1 || op->read_first ||
+      op->acc != NULL || op->size == 0 || op->size > op->sc->small)
+    return 0;
+  return shmcoll_bcast_now_locked(op->sc, op->comm, op->out, op->size,
+                                  op->root);
 }
 
 /* root -1: an Allreduce.  As shmcoll_reduce_step's whole reduction: the

@@ -32,7 +32,9 @@
  *                       pipeline in a wide lane), allreduce-init-reused
  *                       (the same in a wide lane given back by two made
  *                       and freed before it), alltoall-init-large (blocks
- *                       read from their senders), gather, gather-root,
+ *                       read from their senders), bcast-init-small,
+ *                       reduce-init-small (4 ints, root 0: a deep
+ *                       lane), gather, gather-root,
  *                       scatter, scatter-root (2 ints per rank in the
  *                       segment; -root: the victim is the root)); the
  *                       survivors
@@ -477,6 +479,27 @@ static int run_kind(const char *kind, int round)
     int reused = strcmp(kind, "allreduce-init-reused") == 0;
     int alltoall_init = strcmp(kind, "alltoall-init-large") == 0;
     int allreduce_init = reused || strcmp(kind, "allreduce-init-large") == 0;
+    /* Of 4 ints: a deep lane, where the root (Bcast) or the others
+     * (Reduce) run ahead as far as its ring goes. */
+    int bcast_small = strcmp(kind, "bcast-init-small") == 0;
+    int reduce_small = strcmp(kind, "reduce-init-small") == 0;
+    if (bcast_small || reduce_small) {
+        static int small_in[4], small_out[4]; /* the request's, every round */
+        int rc = MPI_SUCCESS;
+        small_in[0] = wrank + round;
+        if (persistent == MPI_REQUEST_NULL) {
+            rc = MPI_Barrier(MPI_COMM_WORLD);
+            if (rc == MPI_SUCCESS && bcast_small)
+                rc = MPI_Bcast_init(small_out, 4, MPI_INT, 0, MPI_COMM_WORLD, MPI_INFO_NULL,
+                                    &persistent);
+            else if (rc == MPI_SUCCESS)
+                rc = MPI_Reduce_init(small_in, small_out, 4, MPI_INT, MPI_SUM, 0,
+                                     MPI_COMM_WORLD, MPI_INFO_NULL, &persistent);
+        }
+        if (rc == MPI_SUCCESS)
+            rc = MPI_Start(&persistent);
+        return rc == MPI_SUCCESS ? MPI_Wait(&persistent, MPI_STATUS_IGNORE) : rc;
+    }
     if (allreduce_init || alltoall_init || strcmp(kind, "bcast-init-large") == 0) {
         int rc = MPI_SUCCESS;
         if (persistent == MPI_REQUEST_NULL) {

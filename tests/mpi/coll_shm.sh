@@ -165,6 +165,12 @@ kill_case 4 bcast-init-large
 # this one), and a persistent Alltoall that reads its blocks.
 kill_case 4 allreduce-init-reused
 kill_case 4 alltoall-init-large
+# Persistent collectives of a few bytes in deep lanes: the root of a
+# Bcast and a Reduce's other ranks run ahead there.
+kill_case 4 bcast-init-small
+kill_case 4 reduce-init-small
+kill_case 2 bcast-init-small
+HCMPI_SPIN=0 kill_case 8 reduce-init-small
 # Two ranks: large Allgather and Alltoall blocks are read straight from
 # the other rank (HCMPI_COLL_SHM_PAIR_READ_MIN).
 kill_case 2 allgather-large

@@ -458,6 +458,70 @@ static void lanes_given_back(int check_counters)
     MPI_Comm_free(&comm);
 }
 
+/* Deep lanes (shmcoll_impl.h): persistent collectives of at most 64
+ * bytes, on a dup: a Bcast of 2 ints, a Reduce of 2 ints in place at the
+ * root, an Allreduce of 16 ints in place (MPI_MAX), an Allgather of 1 int
+ * a rank, an Allreduce of 1 int and a Barrier, started together (rotated
+ * Startall) with new inputs, every byte checked at each start; between
+ * starts a blocking Allreduce and an Ibcast left in flight across the
+ * next Startall on the same communicator.  ROUNDS of them without a
+ * transport message on 2 or more ranks (check_counters), then
+ * DEEP_ROUNDS more with a message around the ring in each. */
+enum { DEEP_ROUNDS = 1000, NDEEP = 6 };
+
+static void deep_between(MPI_Comm comm, int it, MPI_Request *ibcast, int *shared, int ring)
+{
+    int mine = rank + it, sum = -1;
+    CHECK(MPI_Allreduce(&mine, &sum, 1, MPI_INT, MPI_SUM, comm) == MPI_SUCCESS, "Allreduce");
+    CHECK(sum == size * (size - 1) / 2 + size * it, "round %d: Allreduce %d", it, sum);
+    if (*ibcast != MPI_REQUEST_NULL) {
+        CHECK(MPI_Wait(ibcast, MPI_STATUS_IGNORE) == MPI_SUCCESS, "Wait of Ibcast");
+        CHECK(*shared == 1000 + it - 1, "round %d: Ibcast %d", it, *shared);
+    }
+    *shared = rank == it % size ? 1000 + it : -1;
+    CHECK(MPI_Ibcast(shared, 1, MPI_INT, it % size, comm, ibcast) == MPI_SUCCESS, "Ibcast");
+    if (ring && size > 1) {
+        int got = -1;
+        CHECK(MPI_Sendrecv(&it, 1, MPI_INT, (rank + 1) % size, 7, &got, 1, MPI_INT,
+                           (rank + size - 1) % size, 7, comm, MPI_STATUS_IGNORE) == MPI_SUCCESS,
+              "Sendrecv");
+        CHECK(got == it, "round %d: ring %d", it, got);
+    }
+}
+
+static void deep_lanes(int check_counters)
+{
+    MPI_Comm comm;
+    CHECK(MPI_Comm_dup(MPI_COMM_WORLD, &comm) == MPI_SUCCESS, "dup");
+    CHECK(MPI_Barrier(comm) == MPI_SUCCESS, "Barrier");
+    pers_t ps[NDEEP];
+    pers_init(&ps[0], BCAST, 2, 1, comm);
+    pers_init(&ps[1], REDUCE_IN_PLACE, 2, size - 1, comm);
+    pers_init(&ps[2], ALLREDUCE_IN_PLACE, 16, 0, comm);
+    pers_init(&ps[3], ALLGATHER, 1, 0, comm);
+    pers_init(&ps[4], ALLREDUCE, 1, 0, comm);
+    pers_init(&ps[5], BARRIER, 0, 0, comm);
+    MPI_Request ibcast = MPI_REQUEST_NULL;
+    int shared = -1, it = 0;
+    unsigned long long before = messages_sent();
+    for (; it < ROUNDS; it++) {
+        round_of(ps, NDEEP, it);
+        deep_between(comm, it, &ibcast, &shared, 0);
+    }
+    unsigned long long moved = messages_sent() - before;
+    if (check_counters && size > 1)
+        CHECK(moved == 0, "%llu transport messages in %d rounds of persistent collectives in "
+                          "deep lanes", moved, ROUNDS);
+    for (; it < ROUNDS + DEEP_ROUNDS; it++) {
+        round_of(ps, NDEEP, it);
+        deep_between(comm, it, &ibcast, &shared, 1);
+    }
+    CHECK(MPI_Wait(&ibcast, MPI_STATUS_IGNORE) == MPI_SUCCESS, "Wait of Ibcast");
+    CHECK(shared == 1000 + it - 1, "last Ibcast %d", shared);
+    pers_free_all(ps, NDEEP);
+    MPI_Comm_free(&comm);
+}
+
 int main(int argc, char **argv)
 {
     int provided = 0;
@@ -516,6 +580,7 @@ int main(int argc, char **argv)
     wide_lanes(counted && !p2p && getenv("HCMPI_COLL_SHM_WIDE_LANES") == NULL);
     alltoall_reads(counted && !p2p && getenv("HCMPI_COLL_SHM_WIDE_LANES") == NULL);
     lanes_given_back(counted && !p2p && getenv("HCMPI_COLL_SHM_WIDE_LANES") == NULL);
+    deep_lanes(counted && !p2p);
     if (counted)
         MPI_T_pvar_session_free(&session);
     MPI_T_finalize();

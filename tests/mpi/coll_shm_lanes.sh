@@ -19,7 +19,10 @@
 # own orders, odd ranks making the next before freeing the last), every
 # byte checked, no message after each cycle's second start.  A
 # persistent Alltoall of 40 KB blocks reads them from their senders (no
-# message on 3 or more ranks).
+# message on 3 or more ranks).  Deep lanes: a Bcast and a Reduce of
+# 2 ints with small Allreduces, an Allgather and a Barrier, 1,100 rotated
+# Startalls beside blocking and non-blocking collectives (and, after the
+# first 100, which send no message, point-to-point) on the communicator.
 . "${top_srcdir:-.}/tests/mpi/lib.sh"
 if [ "$MPI_TEST_LAUNCHER" != hcmpirun ] || [ -n "${HCMPI_TRANSPORTS:-}" ]; then
     for n in 1 2 3 5; do

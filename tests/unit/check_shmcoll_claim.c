@@ -1,5 +1,5 @@
 /*
- * The switch word of a lane given back (src/hcomm/shmcoll_claim.c), seen
+ * The switch word of a lane given back (src/hcomm/shmcoll_lanes.c), seen
  * from rank 0 of a three-rank lane whose other ranks' lines the test
  * writes: a claim that waits behind an earlier one runs its starts as the
  * schedule; the rank that closes the word moves the claim in at the

@@ -95,12 +95,13 @@ tests_unit_check_coll_SOURCES = tests/unit/check_coll.c src/hcomm/coll.c \
 tests_unit_check_coll_CFLAGS = $(HC_UNIT_CFLAGS)
 tests_unit_check_coll_LDADD = $(CHECK_LIBS)
 # check_shmcoll_claim: the lanes' switch word alone, on lines it writes.
+# Its file (shmcoll_lanes.c) also chooses the lanes from the segment's
+# code, so the test takes what that needs from libhccore's archive.
 check_PROGRAMS += tests/unit/check_shmcoll_claim
 TESTS += tests/unit/check_shmcoll_claim
-tests_unit_check_shmcoll_claim_SOURCES = tests/unit/check_shmcoll_claim.c \
-	src/hcomm/shmcoll_claim.c
+tests_unit_check_shmcoll_claim_SOURCES = tests/unit/check_shmcoll_claim.c
 tests_unit_check_shmcoll_claim_CFLAGS = $(HC_UNIT_CFLAGS)
-tests_unit_check_shmcoll_claim_LDADD = $(CHECK_LIBS)
+tests_unit_check_shmcoll_claim_LDADD = $(HC_UNIT_LIBS)
 check_PROGRAMS += tests/unit/check_op
 TESTS += tests/unit/check_op
 tests_unit_check_op_SOURCES = tests/unit/check_op.c
