@@ -1,7 +1,7 @@
 /*
  * The shared segment of one communicator's shared-memory collectives,
- * between shmcoll_seg.c (which makes, agrees on and frees it) and
- * shmcoll.c (the algorithms).
+ * between shmcoll_seg.c (which makes, agrees on and frees it), shmcoll.c
+ * (the algorithms) and shmcoll_rooted.c (gather and scatter).
  *
  * Layout (offsets from the mapping's base):
  *   0                 shmcoll_hdr_t: shape, and the futex the waiters
@@ -261,6 +261,42 @@ hc_shmcoll_t *hc_shmcoll_get(hcomm_comm_t *comm, size_t bytes, hc_status_t *rc);
 /* comm's segment when it has one already and a collective of bytes may
  * use it (the I-forms: they never make one); else NULL. */
 hc_shmcoll_t *hc_shmcoll_made(hcomm_comm_t *comm, size_t bytes);
+
+/* What an op (hc_shmcoll_op_t) does: its step in shmcoll.c. */
+enum shmcoll_what {
+  SHMCOLL_OP_BARRIER,
+  SHMCOLL_OP_BCAST,
+  SHMCOLL_OP_REDUCE,
+  SHMCOLL_OP_ALLGATHER,
+  SHMCOLL_OP_ALLTOALL,
+  SHMCOLL_OP_REDUCE_SCATTER,
+  SHMCOLL_OP_READ_EXCHANGE,
+  SHMCOLL_OP_BCAST_READ,
+  SHMCOLL_OP_REDUCE_READ,
+  SHMCOLL_OP_REDUCE_SCATTER_READ,
+  SHMCOLL_OP_GATHER, /* rooted: one number, blocks of one small buffer */
+  SHMCOLL_OP_SCATTER
+};
+
+/* The segment for a blocking collective of bytes, or NULL (*rc:
+ * HC_ERR_NOT_SUPPORTED, or the failure met while making it).  A lost
+ * member is found by hc_shmcoll_run, under the lock it takes anyway. */
+hc_shmcoll_t *hc_shmcoll_enter(hcomm_comm_t *comm, size_t bytes,
+                               hc_status_t *rc);
+
+/* op as a blocking collective what of nchunks chunks on sc, its other
+ * fields zero. */
+void hc_shmcoll_op_init(hc_shmcoll_op_t *op, hc_shmcoll_t *sc,
+                        hcomm_comm_t *comm, int what, uint32_t nchunks);
+
+/* The blocking forms: starts op and waits for it, behind the I-forms
+ * started before it on this communicator (progress moves those). */
+hc_status_t hc_shmcoll_run(hc_shmcoll_op_t *op);
+
+/* Rank r's block in a table of sizes or displacements (NULL: blocks of
+ * each bytes, back to back). */
+size_t hc_shmcoll_block_len(const size_t *counts, size_t each, int r);
+size_t hc_shmcoll_block_at(const size_t *displs, size_t each, int r);
 
 /* *failed: 1 on every rank of comm when it was 1 on any (a schedule
  * allreduce). */
