@@ -1098,14 +1098,18 @@ static int shmcoll_gather_step(hc_shmcoll_op_t *op, uint32_t s) {
   int me = sc->rank;
   if (me != op->root) {
     size_t n = op->size <= small ? op->size : 0;
-    return shmcoll_post(op, s, small, n > 0 ? op->in : NULL, n,
+    unsigned char packed[SHMCOLL_SMALL];
+    const unsigned char *block = op->in;
+    if (op->in_acc != NULL && n > 0 && n <= sizeof packed) {
+      hc_shmcoll_rooted_get(op, 0, packed, n);
+      block = packed;
+    }
+    return shmcoll_post(op, s, small, n > 0 ? block : NULL, n,
                         SHMCOLL_POST_FINAL);
   }
   if (op->phase == 0) { /* the root posts nothing: it only reads */
-    size_t n = hc_shmcoll_block_len(op->counts, op->each, me);
-    unsigned char *own = op->out + hc_shmcoll_block_at(op->displs, op->each, me);
-    if (op->in != NULL && n > 0 && own != op->in) /* not in place */
-      memcpy(own, op->in, n);
+    hc_shmcoll_rooted_own(op, 0, hc_shmcoll_block_at(op->displs, op->each, me),
+                          hc_shmcoll_block_len(op->counts, op->each, me));
     op->phase = 1;
   }
   for (int r = 0; r < sc->size; r++)
@@ -1114,8 +1118,8 @@ static int shmcoll_gather_step(hc_shmcoll_op_t *op, uint32_t s) {
   for (int r = 0; r < sc->size; r++) {
     size_t n = hc_shmcoll_block_len(op->counts, op->each, r);
     if (r != me && n > 0 && n <= small)
-      memcpy(op->out + hc_shmcoll_block_at(op->displs, op->each, r),
-             shmcoll_buf(sc, r, s, small), n);
+      hc_shmcoll_rooted_put(op, hc_shmcoll_block_at(op->displs, op->each, r),
+                            shmcoll_buf(sc, r, s, small), n);
   }
   shmcoll_publish(sc, SHMCOLL_DONE, s);
   return 1;
@@ -1132,7 +1136,7 @@ static int shmcoll_scatter_step(hc_shmcoll_op_t *op, uint32_t s) {
     if (!shmcoll_need(sc, SHMCOLL_POSTED, op->root, s))
       return 0;
     if (op->size > 0 && op->size <= small)
-      memcpy(op->out, shmcoll_buf(sc, me, s, small), op->size);
+      hc_shmcoll_rooted_put(op, 0, shmcoll_buf(sc, me, s, small), op->size);
     shmcoll_publish(sc, SHMCOLL_DONE, s);
     return 1;
   }
@@ -1140,12 +1144,13 @@ static int shmcoll_scatter_step(hc_shmcoll_op_t *op, uint32_t s) {
     return 0;
   for (int r = 0; r < sc->size; r++) {
     size_t n = hc_shmcoll_block_len(op->counts, op->each, r);
-    const unsigned char *block =
-        op->in + hc_shmcoll_block_at(op->displs, op->each, r);
-    if (r != me && n > 0 && n <= small)
-      hc_copy_small(shmcoll_buf(sc, r, s, small), block, n);
-    else if (r == me && n > 0 && op->out != NULL) /* not in place */
-      memcpy(op->out, block, n);
+    size_t at = hc_shmcoll_block_at(op->displs, op->each, r);
+    if (r != me && n > 0 && n <= small && op->in_acc != NULL)
+      hc_shmcoll_rooted_get(op, at, shmcoll_buf(sc, r, s, small), n);
+    else if (r != me && n > 0 && n <= small)
+      hc_copy_small(shmcoll_buf(sc, r, s, small), op->in + at, n);
+    else if (r == me)
+      hc_shmcoll_rooted_own(op, at, 0, n);
   }
   atomic_store_explicit(&sc->lines[me].flag[SHMCOLL_DONE], s,
                         memory_order_relaxed); /* published below */

@@ -298,6 +298,17 @@ hc_status_t hc_shmcoll_run(hc_shmcoll_op_t *op);
 size_t hc_shmcoll_block_len(const size_t *counts, size_t each, int r);
 size_t hc_shmcoll_block_at(const size_t *displs, size_t each, int r);
 
+/* A gather's or scatter's sides (shmcoll_rooted.c): n bytes at off of
+ * op's input into to, or from from into op's output at off, through the
+ * side's accessor where it has one; the root's own block of n bytes from
+ * from of its input to to of its output (nothing in place). */
+void hc_shmcoll_rooted_get(const hc_shmcoll_op_t *op, size_t off, void *to,
+                           size_t n);
+void hc_shmcoll_rooted_put(const hc_shmcoll_op_t *op, size_t off,
+                           const void *from, size_t n);
+void hc_shmcoll_rooted_own(const hc_shmcoll_op_t *op, size_t from, size_t to,
+                           size_t n);
+
 /* *failed: 1 on every rank of comm when it was 1 on any (a schedule
  * allreduce). */
 hc_status_t hc_shmcoll_vote(hcomm_comm_t *comm, int32_t *failed);

@@ -6,6 +6,7 @@
  * once that chunk is done, on the tag the collective took.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "hcomm/coll.h"
 #include "hcomm/comm.h"
@@ -13,41 +14,126 @@
 #include "hcomm/nbc.h"
 #include "hcomm/shmcoll_impl.h"
 
+void hc_shmcoll_rooted_get(const hc_shmcoll_op_t *op, size_t off, void *to,
+                           size_t n) {
+  if (op->in_acc != NULL)
+    op->in_acc->pack(op->in_acc->ctx, off, to, n);
+  else
+    memcpy(to, op->in + off, n);
+}
+
+void hc_shmcoll_rooted_put(const hc_shmcoll_op_t *op, size_t off,
+                           const void *from, size_t n) {
+  if (op->out_acc != NULL)
+    op->out_acc->unpack(op->out_acc->ctx, off, from, n);
+  else
+    memcpy(op->out + off, from, n);
+}
+
+/* Bytes of the root's own block that move at a time between two sides
+ * of which one is an accessor's stream. */
+#define SHMCOLL_ROOTED_OWN_CHUNK ((size_t)4 << 10)
+
+void hc_shmcoll_rooted_own(const hc_shmcoll_op_t *op, size_t from, size_t to,
+                           size_t n) {
+  int has_in = op->in != NULL || op->in_acc != NULL;
+  int has_out = op->out != NULL || op->out_acc != NULL;
+  if (n == 0 || !has_in || !has_out) /* in place */
+    return;
+  if (op->in_acc == NULL && op->out_acc == NULL) {
+    if (op->in + from != op->out + to)
+      memcpy(op->out + to, op->in + from, n);
+    return;
+  }
+  unsigned char chunk[SHMCOLL_ROOTED_OWN_CHUNK];
+  for (size_t at = 0; at < n; at += sizeof chunk) {
+    size_t len = n - at < sizeof chunk ? n - at : sizeof chunk;
+    hc_shmcoll_rooted_get(op, from + at, chunk, len);
+    hc_shmcoll_rooted_put(op, to + at, chunk, len);
+  }
+}
+
+/* A block of a side through an accessor: its bytes from off of the
+ * side's stream, as one message's accessor. */
+typedef struct shmcoll_rooted_slice {
+  const hcomm_accessor_t *whole;
+  size_t off;
+} shmcoll_rooted_slice_t;
+
+static void shmcoll_rooted_slice_pack(void *ctx, size_t off, void *dst,
+                                      size_t len) {
+  const shmcoll_rooted_slice_t *sl = ctx;
+  sl->whole->pack(sl->whole->ctx, sl->off + off, dst, len);
+}
+
+static void shmcoll_rooted_slice_unpack(void *ctx, size_t off, const void *src,
+                                        size_t len) {
+  const shmcoll_rooted_slice_t *sl = ctx;
+  sl->whole->unpack(sl->whole->ctx, sl->off + off, src, len);
+}
+
+/* The block of len bytes at at of op's side (send: its input, else its
+ * output) as a message to or from peer, through the side's accessor where
+ * it has one (*slice, which must last until the message completes). */
+static hc_status_t shmcoll_rooted_post(const hc_shmcoll_op_t *op, int send,
+                                       size_t at, size_t len, int peer, int tag,
+                                       shmcoll_rooted_slice_t *slice,
+                                       hcomm_request_t **req) {
+  hcomm_comm_t *comm = op->comm;
+  const hcomm_accessor_t *whole = send ? op->in_acc : op->out_acc;
+  hc_status_t rc;
+  hc_engine_lock();
+  if (whole != NULL) {
+    *slice = (shmcoll_rooted_slice_t){whole, at};
+    hcomm_accessor_t acc = {shmcoll_rooted_slice_pack,
+                            shmcoll_rooted_slice_unpack, slice};
+    rc = send ? hc_isend_acc_locked(&acc, len, peer, tag, comm, 1, req)
+              : hc_irecv_acc_locked(&acc, len, peer, tag, comm, 1, req);
+  } else {
+    rc = send ? hc_isend_locked(op->in + at, len, peer, tag, comm,
+                                HCOMM_SEND_STANDARD, 1, req)
+              : hc_irecv_locked(op->out + at, len, peer, tag, comm, 1, req);
+  }
+  hc_engine_unlock();
+  return rc;
+}
+
 /* After a rooted op: the blocks larger than a small buffer move as
  * messages between their rank and the root (each end knows the block's
  * size: the sender's count matches the root's), on the tag the op took. */
 static hc_status_t shmcoll_rooted_messages(const hc_shmcoll_op_t *op) {
   hc_shmcoll_t *sc = op->sc;
-  hcomm_comm_t *comm = op->comm;
   int me = sc->rank, gather = op->what == SHMCOLL_OP_GATHER;
-  int tag = HC_NBC_TAG_BASE + (int)((comm->coll_seq - 1) % HC_NBC_SEQS);
+  int tag = HC_NBC_TAG_BASE + (int)((op->comm->coll_seq - 1) % HC_NBC_SEQS);
   hc_status_t rc = HC_OK;
   if (me != op->root) {
     if (op->size <= sc->small)
       return HC_OK;
     hcomm_request_t *req = NULL;
-    hc_engine_lock();
-    rc = gather
-             ? hc_isend_locked(op->in, op->size, op->root, tag, comm,
-                               HCOMM_SEND_STANDARD, 1, &req)
-             : hc_irecv_locked(op->out, op->size, op->root, tag, comm, 1, &req);
-    hc_engine_unlock();
+    shmcoll_rooted_slice_t slice;
+    rc = shmcoll_rooted_post(op, gather, 0, op->size, op->root, tag, &slice,
+                             &req);
     return rc == HC_OK ? hcomm_wait_free(req, NULL) : rc;
   }
   hcomm_request_t **reqs = NULL;
+  shmcoll_rooted_slice_t *slices = NULL;
   int n = 0;
   for (int r = 0; r < sc->size && rc == HC_OK; r++) {
     size_t len = hc_shmcoll_block_len(op->counts, op->each, r);
     if (r == me || len <= sc->small)
       continue;
-    if (reqs == NULL && (reqs = calloc((size_t)sc->size, sizeof *reqs)) == NULL)
-      return HC_ERR_NOMEM;
-    size_t at = hc_shmcoll_block_at(op->displs, op->each, r);
-    hc_engine_lock();
-    rc = gather ? hc_irecv_locked(op->out + at, len, r, tag, comm, 1, &reqs[n])
-                : hc_isend_locked(op->in + at, len, r, tag, comm,
-                                  HCOMM_SEND_STANDARD, 1, &reqs[n]);
-    hc_engine_unlock();
+    if (reqs == NULL) {
+      reqs = calloc((size_t)sc->size, sizeof *reqs);
+      slices = calloc((size_t)sc->size, sizeof *slices);
+      if (reqs == NULL || slices == NULL) {
+        free(reqs);
+        free(slices);
+        return HC_ERR_NOMEM;
+      }
+    }
+    rc = shmcoll_rooted_post(op, !gather,
+                             hc_shmcoll_block_at(op->displs, op->each, r), len,
+                             r, tag, &slices[n], &reqs[n]);
     n += rc == HC_OK;
   }
   for (int i = 0; i < n; i++) {
@@ -55,6 +141,7 @@ static hc_status_t shmcoll_rooted_messages(const hc_shmcoll_op_t *op) {
     rc = rc == HC_OK ? got : rc;
   }
   free(reqs);
+  free(slices);
   return rc;
 }
 
@@ -75,8 +162,16 @@ int hc_shmcoll_rooted_takes(hcomm_comm_t *comm, int vform, size_t bytes) {
          hc_shmcoll_enter(comm, 0, &rc) != NULL;
 }
 
-static hc_status_t shmcoll_rooted(int what, int vform, const void *in,
-                                  size_t mine, void *out, const size_t *counts,
+/* The sides of a gather or scatter: buffers, or accessors' streams. */
+typedef struct shmcoll_rooted_sides {
+  const void *in;
+  void *out;
+  const hcomm_accessor_t *in_acc, *out_acc;
+} shmcoll_rooted_sides_t;
+
+static hc_status_t shmcoll_rooted(int what, int vform,
+                                  const shmcoll_rooted_sides_t *sides,
+                                  size_t mine, const size_t *counts,
                                   const size_t *displs, int root,
                                   hcomm_comm_t *comm) {
   if (comm == NULL || root < 0 || root >= comm->size ||
@@ -86,8 +181,10 @@ static hc_status_t shmcoll_rooted(int what, int vform, const void *in,
   hc_shmcoll_op_t op;
   hc_shmcoll_op_init(&op, comm->shmcoll, comm, what, 1);
   op.root = root;
-  op.in = in;
-  op.out = out;
+  op.in = sides->in;
+  op.out = sides->out;
+  op.in_acc = sides->in_acc;
+  op.out_acc = sides->out_acc;
   op.counts = comm->rank == root ? counts : NULL;
   op.displs = comm->rank == root ? displs : NULL;
   op.each = mine;
@@ -100,8 +197,9 @@ hc_status_t hc_shmcoll_gather(int vform, const void *sendbuf, size_t sbytes,
                               void *recvbuf, const size_t *rbytes,
                               const size_t *rdispls, int root,
                               hcomm_comm_t *comm) {
-  const void *in = sendbuf == HCOMM_IN_PLACE ? NULL : sendbuf;
-  return shmcoll_rooted(SHMCOLL_OP_GATHER, vform, in, sbytes, recvbuf, rbytes,
+  shmcoll_rooted_sides_t sides = {sendbuf == HCOMM_IN_PLACE ? NULL : sendbuf,
+                                  recvbuf, NULL, NULL};
+  return shmcoll_rooted(SHMCOLL_OP_GATHER, vform, &sides, sbytes, rbytes,
                         rdispls, root, comm);
 }
 
@@ -109,7 +207,26 @@ hc_status_t hc_shmcoll_scatter(int vform, const void *sendbuf,
                                const size_t *sbytes, const size_t *sdispls,
                                void *recvbuf, size_t rbytes, int root,
                                hcomm_comm_t *comm) {
-  void *out = recvbuf == HCOMM_IN_PLACE ? NULL : recvbuf;
-  return shmcoll_rooted(SHMCOLL_OP_SCATTER, vform, sendbuf, rbytes, out, sbytes,
+  shmcoll_rooted_sides_t sides = {
+      sendbuf, recvbuf == HCOMM_IN_PLACE ? NULL : recvbuf, NULL, NULL};
+  return shmcoll_rooted(SHMCOLL_OP_SCATTER, vform, &sides, rbytes, sbytes,
                         sdispls, root, comm);
+}
+
+hc_status_t hc_shmcoll_gatherv_acc(const hcomm_accessor_t *sacc, size_t sbytes,
+                                   const hcomm_accessor_t *racc,
+                                   const size_t *rbytes, const size_t *roffs,
+                                   int root, hcomm_comm_t *comm) {
+  shmcoll_rooted_sides_t sides = {NULL, NULL, sacc, racc};
+  return shmcoll_rooted(SHMCOLL_OP_GATHER, 1, &sides, sbytes, rbytes, roffs,
+                        root, comm);
+}
+
+hc_status_t hc_shmcoll_scatterv_acc(const hcomm_accessor_t *sacc,
+                                    const size_t *sbytes, const size_t *soffs,
+                                    const hcomm_accessor_t *racc, size_t rbytes,
+                                    int root, hcomm_comm_t *comm) {
+  shmcoll_rooted_sides_t sides = {NULL, NULL, sacc, racc};
+  return shmcoll_rooted(SHMCOLL_OP_SCATTER, 1, &sides, rbytes, sbytes, soffs,
+                        root, comm);
 }

@@ -354,17 +354,21 @@ static size_t *move_stream_table(hc_mpi_coll_t *cx, const hc_mpi_type_t *t,
 
 /* Gather(v) (gather) or Scatter(v) on an intracommunicator where this
  * rank has a side worth streaming: its sides go to the engine as
- * accessors (hcomm_gatherv_acc, hcomm_scatterv_acc).  "one" is this rank's
- * block (the send side of a gather, the receive side of a scatter;
- * MPI_IN_PLACE at the root), "many" the root's per-rank blocks.
- * MOVE_PLAIN when this rank has no such side, or the engine's pattern
- * there would not be linear. */
+ * accessors (hcomm_gatherv_acc, hcomm_scatterv_acc; in_segment, a blocking
+ * v-form in the segment: hcomm_gatherv_stream, hcomm_scatterv_stream).
+ * "one" is this rank's block (the send side of a gather, the receive side
+ * of a scatter; MPI_IN_PLACE at the root), "many" the root's per-rank
+ * blocks.  MOVE_PLAIN when this rank has no such side, or the engine's
+ * pattern there would not be linear, or a fixed form in the segment. */
 static int move_rooted_stream(const char *fn, hc_mpi_comm_t *c, int gather,
                               int is_root, void *one, const hc_mpi_type_t *ot,
                               MPI_Count one_count, void *many,
                               const hc_mpi_type_t *mt, hc_mpi_vec_t counts,
                               hc_mpi_vec_t displs, int vform, int root,
-                              MPI_Request *request, int persist) {
+                              MPI_Request *request, int persist,
+                              int in_segment) {
+  if (in_segment && !vform) /* its blocks are too small to stream */
+    return MOVE_PLAIN;
   int size = hcomm_comm_size(c->engine), in_place = one == MPI_IN_PLACE;
   size_t block = is_root ? move_bytes(mt, hc_mpi_vec_at(counts, 0))
                          : move_bytes(ot, one_count);
@@ -394,6 +398,14 @@ static int move_rooted_stream(const char *fn, hc_mpi_comm_t *c, int gather,
          bytes = vform ? one_bytes : block;
   if (is_root && vform && tab == NULL)
     ; /* a negative displacement: no stream offset for it */
+  else if (in_segment)
+    return hc_mpi_raise_status(
+        c, fn,
+        hc_mpi_coll_end(
+            cx, gather ? hcomm_gatherv_stream(oacc, bytes, macc, tab, offs,
+                                              root, c->engine)
+                       : hcomm_scatterv_stream(macc, tab, offs, oacc, bytes,
+                                               root, c->engine)));
   else if (gather)
     st = hcomm_gatherv_acc(oacc, bytes, macc, vform, tab, offs, root, c->engine,
                            persist, &eng);
@@ -409,16 +421,17 @@ static int move_rooted_stream(const char *fn, hc_mpi_comm_t *c, int gather,
 
 /* ---- gather -------------------------------------------------------------- */
 
-/* A blocking Gather or Scatter (on an intracommunicator) that the engine
- * runs in the node's shared segment (the same answer on every rank; block:
- * its block in bytes): then every rank hands it packed views.  Only blocks
- * so small that no rank streams (move_rooted_stream, whose messages would
- * miss the segment's turn) are taken there.  The v-forms stay with the
- * schedule: a rank cannot tell whether another streams its blocks. */
+/* A blocking Gather(v) or Scatter(v) (on an intracommunicator) that the
+ * engine runs in the node's shared segment (the same answer on every
+ * rank; block: the fixed form's block in bytes): then every rank hands it
+ * packed views, or in the v-forms its sides' streams where it has a side
+ * worth streaming (move_rooted_stream), and every rank takes the
+ * segment's turn alike.  The fixed forms' blocks there are too small to
+ * stream. */
 static int move_rooted_in_segment(hc_mpi_comm_t *c, const MPI_Request *request,
                                   int persist, int vform, size_t block) {
-  return request == NULL && !persist && !vform &&
-         hcomm_rooted_in_segment(c->engine, 0, block);
+  return request == NULL && !persist &&
+         hcomm_rooted_in_segment(c->engine, vform, block);
 }
 
 /* The send side of a rooted collective: type and count checked, bytes
@@ -488,10 +501,10 @@ static int move_gather(const char *fn, const void *sendbuf, MPI_Count sendcount,
                     c, request, persist, vform,
                     is_root ? move_bytes(rt, hc_mpi_vec_at(recvcounts, 0))
                             : move_bytes(st, sendcount));
-  if (!inter && !in_segment) {
+  if (!inter) {
     rc = move_rooted_stream(fn, c, 1, is_root, (void *)sendbuf, st, sendcount,
                             recvbuf, rt, recvcounts, displs, vform, root,
-                            request, persist);
+                            request, persist, in_segment);
     if (rc != MOVE_PLAIN)
       return rc;
   }
@@ -514,10 +527,13 @@ static int move_gather(const char *fn, const void *sendbuf, MPI_Count sendcount,
   if (sz == NULL || sview == NULL || (is_root && rview == NULL))
     return hc_mpi_coll_nomem(fn, c, cx);
   size_t bytes = is_root ? sz[0] : sbytes;
-  if (in_segment) /* a fixed form */
+  if (in_segment)
     return hc_mpi_raise_status(
         c, fn,
-        hc_mpi_coll_end(cx, hcomm_gather(sview, bytes, rview, root, c->engine)));
+        hc_mpi_coll_end(cx, vform ? hcomm_gatherv(sview, sbytes, rview, sz,
+                                                  sz + size, root, c->engine)
+                                  : hcomm_gather(sview, bytes, rview, root,
+                                                 c->engine)));
   if (inter && vform)
     rc = hcomm_inter_gatherv(sview, sbytes, rview, sz, sz + size, root,
                               c->engine, persist, &eng);
@@ -822,10 +838,10 @@ static int move_scatter(const char *fn, const void *sendbuf,
                     c, request, persist, vform,
                     is_root ? move_bytes(st, hc_mpi_vec_at(sendcounts, 0))
                             : move_bytes(rt, recvcount));
-  if (!inter && !in_segment) {
+  if (!inter) {
     rc = move_rooted_stream(fn, c, 0, is_root, recvbuf, rt, recvcount,
                             (void *)sendbuf, st, sendcounts, displs, vform,
-                            root, request, persist);
+                            root, request, persist, in_segment);
     if (rc != MOVE_PLAIN)
       return rc;
   }
@@ -847,11 +863,13 @@ static int move_scatter(const char *fn, const void *sendbuf,
   if (sz == NULL || rview == NULL || (is_root && sview == NULL))
     return hc_mpi_coll_nomem(fn, c, cx);
   size_t bytes = is_root ? sz[0] : rbytes;
-  if (in_segment) /* a fixed form */
+  if (in_segment)
     return hc_mpi_raise_status(
         c, fn,
-        hc_mpi_coll_end(cx,
-                        hcomm_scatter(sview, bytes, rview, root, c->engine)));
+        hc_mpi_coll_end(cx, vform ? hcomm_scatterv(sview, sz, sz + size, rview,
+                                                   rbytes, root, c->engine)
+                                  : hcomm_scatter(sview, bytes, rview, root,
+                                                  c->engine)));
   if (inter && vform)
     rc = hcomm_inter_scatterv(sview, sz, sz + size, rview, rbytes, root,
                                c->engine, persist, &eng);
