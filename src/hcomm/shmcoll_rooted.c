@@ -98,50 +98,71 @@ static hc_status_t shmcoll_rooted_post(const hc_shmcoll_op_t *op, int send,
   return rc;
 }
 
-/* After a rooted op: the blocks larger than a small buffer move as
- * messages between their rank and the root (each end knows the block's
- * size: the sender's count matches the root's), on the tag the op took. */
-static hc_status_t shmcoll_rooted_messages(const hc_shmcoll_op_t *op) {
+/* The messages of a rooted op: its blocks larger than a small buffer,
+ * each between its rank and the root (each end knows the block's size:
+ * the sender's count matches the root's). */
+/* Messages a rooted op keeps on the stack; more take the heap. */
+#define SHMCOLL_ROOTED_MSGS_ON_STACK 8
+
+typedef struct shmcoll_rooted_msgs {
+  hcomm_request_t **reqs;
+  shmcoll_rooted_slice_t *slices; /* the accessors' slices, by request */
+  int n;
+  hcomm_request_t *reqs_here[SHMCOLL_ROOTED_MSGS_ON_STACK];
+  shmcoll_rooted_slice_t slices_here[SHMCOLL_ROOTED_MSGS_ON_STACK];
+} shmcoll_rooted_msgs_t;
+
+/* Posts op's messages on tag, before its turn of the segment, so that
+ * they move while the ranks meet there. */
+static hc_status_t shmcoll_rooted_messages(const hc_shmcoll_op_t *op, int tag,
+                                           shmcoll_rooted_msgs_t *m) {
   hc_shmcoll_t *sc = op->sc;
   int me = sc->rank, gather = op->what == SHMCOLL_OP_GATHER;
-  int tag = HC_NBC_TAG_BASE + (int)((op->comm->coll_seq - 1) % HC_NBC_SEQS);
+  m->reqs = m->reqs_here;
+  m->slices = m->slices_here;
+  m->n = 0;
   hc_status_t rc = HC_OK;
-  if (me != op->root) {
-    if (op->size <= sc->small)
-      return HC_OK;
-    hcomm_request_t *req = NULL;
-    shmcoll_rooted_slice_t slice;
-    rc = shmcoll_rooted_post(op, gather, 0, op->size, op->root, tag, &slice,
-                             &req);
-    return rc == HC_OK ? hcomm_wait_free(req, NULL) : rc;
-  }
-  hcomm_request_t **reqs = NULL;
-  shmcoll_rooted_slice_t *slices = NULL;
-  int n = 0;
   for (int r = 0; r < sc->size && rc == HC_OK; r++) {
-    size_t len = hc_shmcoll_block_len(op->counts, op->each, r);
-    if (r == me || len <= sc->small)
+    int peer = me == op->root ? r : op->root;
+    size_t len = me == op->root ? hc_shmcoll_block_len(op->counts, op->each, r)
+                                : op->size;
+    if (r == op->root || len <= sc->small || (me != op->root && r != me))
       continue;
-    if (reqs == NULL) {
-      reqs = calloc((size_t)sc->size, sizeof *reqs);
-      slices = calloc((size_t)sc->size, sizeof *slices);
-      if (reqs == NULL || slices == NULL) {
-        free(reqs);
-        free(slices);
+    if (m->n == SHMCOLL_ROOTED_MSGS_ON_STACK) { /* only the root's */
+      m->reqs = calloc((size_t)sc->size, sizeof *m->reqs);
+      m->slices = calloc((size_t)sc->size, sizeof *m->slices);
+      if (m->reqs == NULL || m->slices == NULL) {
+        free(m->reqs);
+        free(m->slices);
+        m->reqs = m->reqs_here;
+        m->slices = m->slices_here;
         return HC_ERR_NOMEM;
       }
+      memcpy(m->reqs, m->reqs_here, sizeof m->reqs_here);
+      memcpy(m->slices, m->slices_here, sizeof m->slices_here);
     }
-    rc = shmcoll_rooted_post(op, !gather,
-                             hc_shmcoll_block_at(op->displs, op->each, r), len,
-                             r, tag, &slices[n], &reqs[n]);
-    n += rc == HC_OK;
+    size_t at =
+        me == op->root ? hc_shmcoll_block_at(op->displs, op->each, r) : 0;
+    int send = (me == op->root) != gather;
+    rc = shmcoll_rooted_post(op, send, at, len, peer, tag, &m->slices[m->n],
+                             &m->reqs[m->n]);
+    m->n += rc == HC_OK;
   }
-  for (int i = 0; i < n; i++) {
-    hc_status_t got = hcomm_wait_free(reqs[i], NULL);
+  return rc;
+}
+
+/* Waits for the messages posted (rc: the op's result so far) and frees
+ * what they took. */
+static hc_status_t shmcoll_rooted_messages_wait(shmcoll_rooted_msgs_t *m,
+                                                hc_status_t rc) {
+  for (int i = 0; i < m->n; i++) {
+    hc_status_t got = hcomm_wait_free(m->reqs[i], NULL);
     rc = rc == HC_OK ? got : rc;
   }
-  free(reqs);
-  free(slices);
+  if (m->reqs != m->reqs_here) {
+    free(m->reqs);
+    free(m->slices);
+  }
   return rc;
 }
 
@@ -189,8 +210,14 @@ static hc_status_t shmcoll_rooted(int what, int vform,
   op.displs = comm->rank == root ? displs : NULL;
   op.each = mine;
   op.size = mine;
-  hc_status_t rc = hc_shmcoll_run(&op);
-  return rc == HC_OK ? shmcoll_rooted_messages(&op) : rc;
+  /* The tag hc_shmcoll_run takes for the op (it counts one more). */
+  hc_engine_lock();
+  int tag = HC_NBC_TAG_BASE + (int)(comm->coll_seq % HC_NBC_SEQS);
+  hc_engine_unlock();
+  shmcoll_rooted_msgs_t msgs;
+  hc_status_t posted = shmcoll_rooted_messages(&op, tag, &msgs);
+  hc_status_t rc = hc_shmcoll_run(&op); /* the others wait for its turn */
+  return shmcoll_rooted_messages_wait(&msgs, posted != HC_OK ? posted : rc);
 }
 
 hc_status_t hc_shmcoll_gather(int vform, const void *sendbuf, size_t sbytes,
