@@ -434,6 +434,41 @@ static int move_rooted_in_segment(hc_mpi_comm_t *c, const MPI_Request *request,
          hcomm_rooted_in_segment(c->engine, vform, block);
 }
 
+/* A blocking Gatherv (gather) or Scatterv in the segment, its arguments
+ * checked, whose sides on this rank are dense types in host memory on a
+ * small communicator: the engine takes the user's buffers as they are,
+ * the root's table on the stack (no views, nothing allocated; as
+ * move_allgatherv_direct).  "one" and "many" as move_rooted_stream's.
+ * 0: not such a call, nothing done; 1: done, *rc its result. */
+static int move_rooted_direct(const char *fn, hc_mpi_comm_t *c, int gather,
+                              int is_root, int size, void *one,
+                              const hc_mpi_type_t *ot, MPI_Count one_count,
+                              void *many, const hc_mpi_type_t *mt,
+                              hc_mpi_vec_t counts, hc_mpi_vec_t displs,
+                              int root, int *rc) {
+  size_t bytes[HC_MPI_COLL_STACK_RANKS], offs[HC_MPI_COLL_STACK_RANKS];
+  int in_place = one == MPI_IN_PLACE;
+  if (size > HC_MPI_COLL_STACK_RANKS ||
+      (!in_place && !hc_mpi_coll_direct(one, ot)) ||
+      (is_root && !hc_mpi_coll_direct(many, mt)))
+    return 0;
+  for (int i = 0; is_root && i < size; i++) {
+    MPI_Count d = hc_mpi_vec_at(displs, i);
+    if (d < 0)
+      return 0;
+    bytes[i] = move_bytes(mt, hc_mpi_vec_at(counts, i));
+    offs[i] = (size_t)(d * mt->extent);
+  }
+  void *mine = in_place ? HCOMM_IN_PLACE : one;
+  size_t mine_bytes = in_place ? 0 : move_bytes(ot, one_count);
+  const size_t *tb = is_root ? bytes : NULL, *to = is_root ? offs : NULL;
+  *rc = hc_mpi_raise_status(
+      c, fn,
+      gather ? hcomm_gatherv(mine, mine_bytes, many, tb, to, root, c->engine)
+             : hcomm_scatterv(many, tb, to, mine, mine_bytes, root, c->engine));
+  return 1;
+}
+
 /* The send side of a rooted collective: type and count checked, bytes
  * set; MPI_IN_PLACE allowed at the root only. */
 static int move_rooted_send(const char *fn, hc_mpi_comm_t *c, int is_root,
@@ -501,6 +536,11 @@ static int move_gather(const char *fn, const void *sendbuf, MPI_Count sendcount,
                     c, request, persist, vform,
                     is_root ? move_bytes(rt, hc_mpi_vec_at(recvcounts, 0))
                             : move_bytes(st, sendcount));
+  if (in_segment && vform &&
+      move_rooted_direct(fn, c, 1, is_root, size, (void *)sendbuf, st,
+                         sendcount, recvbuf, rt, recvcounts, displs, root,
+                         &rc))
+    return rc;
   if (!inter) {
     rc = move_rooted_stream(fn, c, 1, is_root, (void *)sendbuf, st, sendcount,
                             recvbuf, rt, recvcounts, displs, vform, root,
@@ -838,6 +878,10 @@ static int move_scatter(const char *fn, const void *sendbuf,
                     c, request, persist, vform,
                     is_root ? move_bytes(st, hc_mpi_vec_at(sendcounts, 0))
                             : move_bytes(rt, recvcount));
+  if (in_segment && vform &&
+      move_rooted_direct(fn, c, 0, is_root, size, recvbuf, rt, recvcount,
+                         (void *)sendbuf, st, sendcounts, displs, root, &rc))
+    return rc;
   if (!inter) {
     rc = move_rooted_stream(fn, c, 0, is_root, recvbuf, rt, recvcount,
                             (void *)sendbuf, st, sendcounts, displs, vform,
