@@ -1527,6 +1527,57 @@ static hc_status_t shmcoll_bcast_now(hc_shmcoll_t *sc, hcomm_comm_t *comm,
   return HC_OK;
 }
 
+hc_status_t hc_shmcoll_rooted_now(hc_shmcoll_t *sc, hcomm_comm_t *comm,
+                                  int gather, const unsigned char *in,
+                                  unsigned char *out, size_t each, int root) {
+  size_t small = sc->small;
+  if (each == 0 || each > small || !shmcoll_now_enter(sc, comm))
+    return HC_ERR_NOT_SUPPORTED;
+  uint32_t s = sc->seq + 1;
+  int me = sc->rank, is_root = me == root;
+  /* Senders (a gather) and the root (a scatter) fill buffers; the others
+   * read what was posted. */
+  int ready = gather != is_root
+                  ? shmcoll_all_done(sc, shmcoll_reuse(sc, s, small))
+                  : shmcoll_now_ready(sc, SHMCOLL_POSTED,
+                                      is_root ? SHMCOLL_ALL : root, s);
+  if (!ready) {
+    hc_engine_unlock();
+    return HC_ERR_NOT_SUPPORTED;
+  }
+  comm->coll_seq++; /* as hc_shmcoll_run: the tag the op would take */
+  _Atomic uint32_t *flag = sc->lines[me].flag;
+  if (gather && !is_root) {
+    hc_copy_small(shmcoll_buf(sc, me, s, small), in, each);
+    atomic_store_explicit(&flag[SHMCOLL_DONE], s, memory_order_relaxed);
+    shmcoll_publish(sc, SHMCOLL_POSTED, s);
+  } else if (gather) {
+    for (int r = 0; r < sc->size; r++) {
+      unsigned char *block = out + (size_t)r * each;
+      if (r != me)
+        hc_copy_small(block, shmcoll_buf(sc, r, s, small), each);
+      else if (in != NULL && in != block) /* not in place */
+        memcpy(block, in, each);
+    }
+    shmcoll_publish(sc, SHMCOLL_DONE, s);
+  } else if (is_root) {
+    for (int r = 0; r < sc->size; r++) {
+      const unsigned char *block = in + (size_t)r * each;
+      if (r != me)
+        hc_copy_small(shmcoll_buf(sc, r, s, small), block, each);
+      else if (out != NULL) /* not in place */
+        memcpy(out, block, each);
+    }
+    atomic_store_explicit(&flag[SHMCOLL_DONE], s, memory_order_relaxed);
+    shmcoll_publish(sc, SHMCOLL_POSTED, s);
+  } else {
+    hc_copy_small(out, shmcoll_buf(sc, me, s, small), each);
+    shmcoll_publish(sc, SHMCOLL_DONE, s);
+  }
+  shmcoll_now_leave(sc, s);
+  return HC_OK;
+}
+
 /* root -1: an Allreduce.  As shmcoll_reduce_step's whole reduction: the
  * rank posts its input, a Reduce's other rank is then done; the others
  * combine once every rank posted, or leave that to the op's path. */

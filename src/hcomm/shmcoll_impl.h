@@ -309,6 +309,16 @@ void hc_shmcoll_rooted_put(const hc_shmcoll_op_t *op, size_t off,
 void hc_shmcoll_rooted_own(const hc_shmcoll_op_t *op, size_t from, size_t to,
                            size_t n);
 
+/* A blocking Gather (gather) or Scatter of blocks of each bytes, at most
+ * a small buffer, whose turn has come on sc (shmcoll.c, small blocking
+ * collectives whose turn has come): the op's steps in one go, straight
+ * from the arguments.  in and out as the op's (NULL at the root: in
+ * place).  HC_ERR_NOT_SUPPORTED, nothing done, where a flag it needs is
+ * not there yet: the op's path then runs it. */
+hc_status_t hc_shmcoll_rooted_now(hc_shmcoll_t *sc, hcomm_comm_t *comm,
+                                  int gather, const unsigned char *in,
+                                  unsigned char *out, size_t each, int root);
+
 /* *failed: 1 on every rank of comm when it was 1 on any (a schedule
  * allreduce). */
 hc_status_t hc_shmcoll_vote(hcomm_comm_t *comm, int32_t *failed);

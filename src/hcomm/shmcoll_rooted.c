@@ -199,6 +199,13 @@ static hc_status_t shmcoll_rooted(int what, int vform,
       (vform && comm->rank == root && (counts == NULL || displs == NULL)) ||
       !hc_shmcoll_rooted_takes(comm, vform, mine))
     return HC_ERR_NOT_SUPPORTED;
+  if (!vform && sides->in_acc == NULL && sides->out_acc == NULL) {
+    hc_status_t now =
+        hc_shmcoll_rooted_now(comm->shmcoll, comm, what == SHMCOLL_OP_GATHER,
+                              sides->in, sides->out, mine, root);
+    if (now != HC_ERR_NOT_SUPPORTED)
+      return now;
+  }
   hc_shmcoll_op_t op;
   hc_shmcoll_op_init(&op, comm->shmcoll, comm, what, 1);
   op.root = root;
