@@ -1529,12 +1529,21 @@ static hc_status_t shmcoll_bcast_now(hc_shmcoll_t *sc, hcomm_comm_t *comm,
 
 hc_status_t hc_shmcoll_rooted_now(hc_shmcoll_t *sc, hcomm_comm_t *comm,
                                   int gather, const unsigned char *in,
-                                  unsigned char *out, size_t each, int root) {
+                                  unsigned char *out, size_t mine,
+                                  const size_t *counts, const size_t *displs,
+                                  int root) {
   size_t small = sc->small;
-  if (each == 0 || each > small || !shmcoll_now_enter(sc, comm))
+  int me = sc->rank, is_root = me == root;
+  if (is_root && counts != NULL) {
+    for (int r = 0; r < sc->size; r++)
+      if (counts[r] > small) /* a message's */
+        return HC_ERR_NOT_SUPPORTED;
+  } else if (mine == 0 || mine > small) {
+    return HC_ERR_NOT_SUPPORTED; /* empty, or a message */
+  }
+  if (!shmcoll_now_enter(sc, comm))
     return HC_ERR_NOT_SUPPORTED;
   uint32_t s = sc->seq + 1;
-  int me = sc->rank, is_root = me == root;
   /* Senders (a gather) and the root (a scatter) fill buffers; the others
    * read what was posted. */
   int ready = gather != is_root
@@ -1548,30 +1557,32 @@ hc_status_t hc_shmcoll_rooted_now(hc_shmcoll_t *sc, hcomm_comm_t *comm,
   comm->coll_seq++; /* as hc_shmcoll_run: the tag the op would take */
   _Atomic uint32_t *flag = sc->lines[me].flag;
   if (gather && !is_root) {
-    hc_copy_small(shmcoll_buf(sc, me, s, small), in, each);
+    hc_copy_small(shmcoll_buf(sc, me, s, small), in, mine);
     atomic_store_explicit(&flag[SHMCOLL_DONE], s, memory_order_relaxed);
     shmcoll_publish(sc, SHMCOLL_POSTED, s);
   } else if (gather) {
     for (int r = 0; r < sc->size; r++) {
-      unsigned char *block = out + (size_t)r * each;
-      if (r != me)
-        hc_copy_small(block, shmcoll_buf(sc, r, s, small), each);
-      else if (in != NULL && in != block) /* not in place */
-        memcpy(block, in, each);
+      unsigned char *block = out + hc_shmcoll_block_at(displs, mine, r);
+      size_t n = hc_shmcoll_block_len(counts, mine, r);
+      if (r != me && n > 0)
+        hc_copy_small(block, shmcoll_buf(sc, r, s, small), n);
+      else if (r == me && in != NULL && in != block) /* not in place */
+        memcpy(block, in, n);
     }
     shmcoll_publish(sc, SHMCOLL_DONE, s);
   } else if (is_root) {
     for (int r = 0; r < sc->size; r++) {
-      const unsigned char *block = in + (size_t)r * each;
-      if (r != me)
-        hc_copy_small(shmcoll_buf(sc, r, s, small), block, each);
-      else if (out != NULL) /* not in place */
-        memcpy(out, block, each);
+      const unsigned char *block = in + hc_shmcoll_block_at(displs, mine, r);
+      size_t n = hc_shmcoll_block_len(counts, mine, r);
+      if (r != me && n > 0)
+        hc_copy_small(shmcoll_buf(sc, r, s, small), block, n);
+      else if (r == me && out != NULL) /* not in place */
+        memcpy(out, block, n);
     }
     atomic_store_explicit(&flag[SHMCOLL_DONE], s, memory_order_relaxed);
     shmcoll_publish(sc, SHMCOLL_POSTED, s);
   } else {
-    hc_copy_small(out, shmcoll_buf(sc, me, s, small), each);
+    hc_copy_small(out, shmcoll_buf(sc, me, s, small), mine);
     shmcoll_publish(sc, SHMCOLL_DONE, s);
   }
   shmcoll_now_leave(sc, s);

@@ -309,15 +309,20 @@ void hc_shmcoll_rooted_put(const hc_shmcoll_op_t *op, size_t off,
 void hc_shmcoll_rooted_own(const hc_shmcoll_op_t *op, size_t from, size_t to,
                            size_t n);
 
-/* A blocking Gather (gather) or Scatter of blocks of each bytes, at most
- * a small buffer, whose turn has come on sc (shmcoll.c, small blocking
- * collectives whose turn has come): the op's steps in one go, straight
- * from the arguments.  in and out as the op's (NULL at the root: in
- * place).  HC_ERR_NOT_SUPPORTED, nothing done, where a flag it needs is
- * not there yet: the op's path then runs it. */
+/* A blocking Gather(v) (gather) or Scatter(v) whose turn has come on sc
+ * and whose blocks at this rank all fit a small buffer (shmcoll.c, small
+ * blocking collectives whose turn has come): the op's steps in one go,
+ * straight from the arguments.  in, out, mine (this rank's block, or
+ * every block where counts is NULL), counts and displs as the op's (NULL
+ * in or out at the root: in place).  HC_ERR_NOT_SUPPORTED, nothing done,
+ * where a flag it needs is not there yet, a rank's block is a message's
+ * (above a small buffer) or a sender's is empty: the op's path then runs
+ * it. */
 hc_status_t hc_shmcoll_rooted_now(hc_shmcoll_t *sc, hcomm_comm_t *comm,
                                   int gather, const unsigned char *in,
-                                  unsigned char *out, size_t each, int root);
+                                  unsigned char *out, size_t mine,
+                                  const size_t *counts, const size_t *displs,
+                                  int root);
 
 /* *failed: 1 on every rank of comm when it was 1 on any (a schedule
  * allreduce). */

@@ -199,10 +199,12 @@ static hc_status_t shmcoll_rooted(int what, int vform,
       (vform && comm->rank == root && (counts == NULL || displs == NULL)) ||
       !hc_shmcoll_rooted_takes(comm, vform, mine))
     return HC_ERR_NOT_SUPPORTED;
-  if (!vform && sides->in_acc == NULL && sides->out_acc == NULL) {
-    hc_status_t now =
-        hc_shmcoll_rooted_now(comm->shmcoll, comm, what == SHMCOLL_OP_GATHER,
-                              sides->in, sides->out, mine, root);
+  const size_t *my_counts = comm->rank == root ? counts : NULL;
+  const size_t *my_displs = comm->rank == root ? displs : NULL;
+  if (sides->in_acc == NULL && sides->out_acc == NULL) {
+    hc_status_t now = hc_shmcoll_rooted_now(
+        comm->shmcoll, comm, what == SHMCOLL_OP_GATHER, sides->in, sides->out,
+        mine, my_counts, my_displs, root);
     if (now != HC_ERR_NOT_SUPPORTED)
       return now;
   }
@@ -213,8 +215,8 @@ static hc_status_t shmcoll_rooted(int what, int vform,
   op.out = sides->out;
   op.in_acc = sides->in_acc;
   op.out_acc = sides->out_acc;
-  op.counts = comm->rank == root ? counts : NULL;
-  op.displs = comm->rank == root ? displs : NULL;
+  op.counts = my_counts;
+  op.displs = my_displs;
   op.each = mine;
   op.size = mine;
   /* The tag hc_shmcoll_run takes for the op (it counts one more). */
