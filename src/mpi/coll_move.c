@@ -607,34 +607,60 @@ static long long move_fast_side(hc_mpi_coll_fast_t *f, const void *buf,
   return (long long)count * (long long)t->size;
 }
 
-/* The fast path of a blocking Gather (gather) or Scatter on an
+/* The fast path of a blocking Gather(v) (gather) or Scatter(v) on an
  * intracommunicator (hc_mpi_coll_fast): "one" is this rank's block (the
- * send side of a gather), "many" the root's blocks; both of predefined
- * dense types in host memory, the root's two sides alike in bytes.  Its
- * result, or -1 when the call goes the general way (which checks and
- * raises).  The engine chooses the segment or the schedule. */
+ * send side of a gather), "many" the root's blocks (counts, and in the
+ * v-forms displs, elements; the root's table on the stack); both of
+ * predefined dense types in host memory, the root's two sides alike in
+ * bytes.  Its result, or -1 when the call goes the general way (which
+ * checks and raises).  The engine chooses the segment or the schedule. */
 static int move_rooted_fast(const char *fn, int gather, const void *one,
                             MPI_Count one_count, MPI_Datatype one_type,
-                            const void *many, MPI_Count many_count,
+                            const void *many, hc_mpi_vec_t counts,
+                            hc_mpi_vec_t displs, int vform,
                             MPI_Datatype many_type, int root, MPI_Comm comm) {
   hc_mpi_comm_t *c = hc_mpi_comm_try(comm);
   hc_mpi_coll_fast_t *f = c != NULL ? hc_mpi_coll_fast(c) : NULL;
-  if (f == NULL || root < 0 || root >= f->size)
+  if (f == NULL || root < 0 || root >= f->size ||
+      (vform && f->size > HC_MPI_COLL_STACK_RANKS))
     return -1;
   int is_root = f->rank == root;
   long long bytes = move_fast_side(f, one, one_count, one_type, is_root);
+  size_t sizes[HC_MPI_COLL_STACK_RANKS], offs[HC_MPI_COLL_STACK_RANKS];
   if (is_root) {
-    long long each = move_fast_side(f, many, many_count, many_type, 0);
+    if (vform &&
+        (hc_mpi_vec_ptr(counts) == NULL || hc_mpi_vec_ptr(displs) == NULL))
+      return -1;
+    long long each = move_fast_side(
+        f, many, hc_mpi_vec_at(counts, vform ? root : 0), many_type, 0);
     if (each < 0 || (one != MPI_IN_PLACE && bytes != each))
       return -1;
     bytes = each;
+    const hc_mpi_type_t *t = hc_mpi_coll_fast_move(f, many_type);
+    for (int r = 0; vform && r < f->size; r++) {
+      long long n =
+          move_fast_side(f, many, hc_mpi_vec_at(counts, r), many_type, 0);
+      MPI_Count d = hc_mpi_vec_at(displs, r);
+      if (n < 0 || d < 0 || d > HC_MPI_COLL_FAST_BLOCK_MAX)
+        return -1; /* (no overflow below it) */
+      sizes[r] = (size_t)n;
+      offs[r] = (size_t)d * t->size;
+    }
   }
   if (bytes < 0 || !hc_mpi_coll_host(one == MPI_IN_PLACE ? NULL : one,
                                      is_root ? many : NULL))
     return -1;
   const void *in = one == MPI_IN_PLACE ? HCOMM_IN_PLACE : one;
-  hc_status_t st =
-      gather ? hcomm_gather(in, (size_t)bytes, (void *)many, root, c->engine)
+  const size_t *tb = is_root ? sizes : NULL, *to = is_root ? offs : NULL;
+  hc_status_t st;
+  if (vform)
+    st = gather ? hcomm_gatherv(in, (size_t)bytes, (void *)many, tb, to, root,
+                                c->engine)
+                : hcomm_scatterv(many, tb, to, (void *)in, (size_t)bytes, root,
+                                 c->engine);
+  else
+    st = gather
+             ? hcomm_gather(in, (size_t)bytes, (void *)many, root, c->engine)
              : hcomm_scatter(many, (size_t)bytes, (void *)in, root, c->engine);
   return hc_mpi_raise_status(c, fn, st);
 }
@@ -646,7 +672,8 @@ static int move_gather_entry(const char *fn, const void *sendbuf,
                              MPI_Datatype recvtype, int root, MPI_Comm comm) {
   uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
   int rc = move_rooted_fast(fn, 1, sendbuf, sendcount, sendtype, recvbuf,
-                            recvcount, recvtype, root, comm);
+                            hc_mpi_vec_wide(&recvcount), hc_mpi_vec_int(NULL),
+                            0, recvtype, root, comm);
   if (rc < 0)
     rc = move_gather(fn, sendbuf, sendcount, sendtype, recvbuf,
                      hc_mpi_vec_wide(&recvcount), hc_mpi_vec_int(NULL), 0,
@@ -710,8 +737,11 @@ static int move_gatherv_entry(const char *fn, const void *sendbuf,
                               hc_mpi_vec_t displs, MPI_Datatype recvtype,
                               int root, MPI_Comm comm) {
   uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
-  int rc = move_gather(fn, sendbuf, sendcount, sendtype, recvbuf, recvcounts,
-                       displs, 1, recvtype, root, comm, NULL, 0);
+  int rc = move_rooted_fast(fn, 1, sendbuf, sendcount, sendtype, recvbuf,
+                            recvcounts, displs, 1, recvtype, root, comm);
+  if (rc < 0)
+    rc = move_gather(fn, sendbuf, sendcount, sendtype, recvbuf, recvcounts,
+                     displs, 1, recvtype, root, comm, NULL, 0);
   return t0 ? hc_mpi_trace_end(rc, HC_TRACE_MPI_GATHERV, t0, root, -1,
                                hc_mpi_trace_bytes(sendcount, sendtype))
             : rc;
@@ -939,7 +969,8 @@ static int move_scatter_entry(const char *fn, const void *sendbuf,
                               MPI_Datatype recvtype, int root, MPI_Comm comm) {
   uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
   int rc = move_rooted_fast(fn, 0, recvbuf, recvcount, recvtype, sendbuf,
-                            sendcount, sendtype, root, comm);
+                            hc_mpi_vec_wide(&sendcount), hc_mpi_vec_int(NULL),
+                            0, sendtype, root, comm);
   if (rc < 0)
     rc = move_scatter(fn, sendbuf, hc_mpi_vec_wide(&sendcount),
                       hc_mpi_vec_int(NULL), 0, sendtype, recvbuf, recvcount,
@@ -1003,8 +1034,11 @@ static int move_scatterv_entry(const char *fn, const void *sendbuf,
                                MPI_Count recvcount, MPI_Datatype recvtype,
                                int root, MPI_Comm comm) {
   uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
-  int rc = move_scatter(fn, sendbuf, sendcounts, displs, 1, sendtype, recvbuf,
-                        recvcount, recvtype, root, comm, NULL, 0);
+  int rc = move_rooted_fast(fn, 0, recvbuf, recvcount, recvtype, sendbuf,
+                            sendcounts, displs, 1, sendtype, root, comm);
+  if (rc < 0)
+    rc = move_scatter(fn, sendbuf, sendcounts, displs, 1, sendtype, recvbuf,
+                      recvcount, recvtype, root, comm, NULL, 0);
   return t0 ? hc_mpi_trace_end(rc, HC_TRACE_MPI_SCATTERV, t0, root, -1,
                                hc_mpi_trace_bytes(recvcount, recvtype))
             : rc;
