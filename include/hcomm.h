@@ -706,10 +706,23 @@ hc_status_t hcomm_scatterv(const void *sendbuf, const size_t *sbytes,
 /* 1 when the blocking gather or scatter (vform: with tables; bytes: the
  * fixed form's block) runs in comm's shared segment, every rank alike (a
  * collective call: it makes the segment if comm has none yet).  Then no
- * rank may move its blocks another way (hcomm_gatherv_acc): the MPI face
- * takes only the fixed forms there, whose blocks are too small for it to
- * stream. */
+ * rank may move its blocks another way (hcomm_gatherv_acc): each hands it
+ * packed views (hcomm_gather, hcomm_gatherv) or, in the v-forms, its
+ * sides' streams (hcomm_gatherv_stream). */
 int hcomm_rooted_in_segment(hcomm_comm_t *comm, int vform, size_t bytes);
+/* The blocking v-forms with each side through an accessor, as
+ * hcomm_gatherv_acc's and hcomm_scatterv_acc's (vform 1): in comm's
+ * segment where hcomm_rooted_in_segment(comm, 1, 0), a rank's small
+ * blocks packed into it or unpacked out of it and its large ones moved as
+ * messages in fragments; else as those schedules. */
+hc_status_t hcomm_gatherv_stream(const hcomm_accessor_t *sacc, size_t sbytes,
+                                 const hcomm_accessor_t *racc,
+                                 const size_t *rbytes, const size_t *roffs,
+                                 int root, hcomm_comm_t *comm);
+hc_status_t hcomm_scatterv_stream(const hcomm_accessor_t *sacc,
+                                  const size_t *sbytes, const size_t *soffs,
+                                  const hcomm_accessor_t *racc, size_t rbytes,
+                                  int root, hcomm_comm_t *comm);
 /* sendbuf may be HCOMM_IN_PLACE (own block already in recvbuf). */
 hc_status_t hcomm_allgather(const void *sendbuf, size_t bytes, void *recvbuf,
                             hcomm_comm_t *comm);

@@ -250,6 +250,34 @@ hc_status_t hcomm_scatterv(const void *sendbuf, const size_t *sbytes,
                    &req);
 }
 
+hc_status_t hcomm_gatherv_stream(const hcomm_accessor_t *sacc, size_t sbytes,
+                                 const hcomm_accessor_t *racc,
+                                 const size_t *rbytes, const size_t *roffs,
+                                 int root, hcomm_comm_t *comm) {
+  hc_status_t rc =
+      hc_shmcoll_gatherv_acc(sacc, sbytes, racc, rbytes, roffs, root, comm);
+  if (rc != HC_ERR_NOT_SUPPORTED)
+    return rc;
+  hcomm_request_t *req = NULL;
+  return coll_wait(hcomm_gatherv_acc(sacc, sbytes, racc, 1, rbytes, roffs, root,
+                                     comm, 0, &req),
+                   &req);
+}
+
+hc_status_t hcomm_scatterv_stream(const hcomm_accessor_t *sacc,
+                                  const size_t *sbytes, const size_t *soffs,
+                                  const hcomm_accessor_t *racc, size_t rbytes,
+                                  int root, hcomm_comm_t *comm) {
+  hc_status_t rc =
+      hc_shmcoll_scatterv_acc(sacc, sbytes, soffs, racc, rbytes, root, comm);
+  if (rc != HC_ERR_NOT_SUPPORTED)
+    return rc;
+  hcomm_request_t *req = NULL;
+  return coll_wait(hcomm_scatterv_acc(sacc, 1, sbytes, soffs, racc, rbytes,
+                                      root, comm, 0, &req),
+                   &req);
+}
+
 int hcomm_rooted_in_segment(hcomm_comm_t *comm, int vform, size_t bytes) {
   return hc_shmcoll_rooted_takes(comm, vform, bytes);
 }

@@ -188,9 +188,9 @@ static hc_status_t shmcoll_wait(hc_shmcoll_t *sc, hcomm_comm_t *comm, int kind,
 
 /* The segment for this collective, or NULL (*rc: HC_ERR_NOT_SUPPORTED, or
  * the failure met while making it).  A lost member is found by
- * shmcoll_run, under the lock it takes anyway. */
-static hc_shmcoll_t *shmcoll_enter(hcomm_comm_t *comm, size_t bytes,
-                                   hc_status_t *rc) {
+ * hc_shmcoll_run, under the lock it takes anyway. */
+hc_shmcoll_t *hc_shmcoll_enter(hcomm_comm_t *comm, size_t bytes,
+                               hc_status_t *rc) {
   *rc = HC_ERR_NOT_SUPPORTED;
   if (comm == NULL)
     return NULL;
@@ -494,13 +494,11 @@ size_t hc_shmcoll_slot_bytes(const hc_shmcoll_op_t *op, uint32_t at) {
   }
 }
 
-/* Rank r's block in a table of sizes or displacements (NULL: blocks of
- * each bytes, back to back). */
-static size_t shmcoll_block_len(const size_t *counts, size_t each, int r) {
+size_t hc_shmcoll_block_len(const size_t *counts, size_t each, int r) {
   return counts != NULL ? counts[r] : each;
 }
 
-static size_t shmcoll_block_at(const size_t *displs, size_t each, int r) {
+size_t hc_shmcoll_block_at(const size_t *displs, size_t each, int r) {
   return displs != NULL ? displs[r] : (size_t)r * each;
 }
 
@@ -518,23 +516,23 @@ static int shmcoll_allgather_step(hc_shmcoll_op_t *op, uint32_t s) {
   size_t from = (size_t)op->at * op->step;
   size_t slot = hc_shmcoll_slot_bytes(op, op->at);
   if (op->phase == 0) {
-    size_t n = shmcoll_part(shmcoll_block_len(op->counts, op->each, sc->rank),
+    size_t n = shmcoll_part(hc_shmcoll_block_len(op->counts, op->each, sc->rank),
                             from, op->step);
     const unsigned char *mine = n > 0 ? op->in + from : NULL;
     if (!shmcoll_post(op, s, slot, mine, n, SHMCOLL_POST_ANNOUNCED))
       return 0;
     unsigned char *own =
-        op->out + shmcoll_block_at(op->displs, op->each, sc->rank) + from;
+        op->out + hc_shmcoll_block_at(op->displs, op->each, sc->rank) + from;
     if (n > 0 && own != mine) /* not in place */
       memcpy(own, mine, n);
   }
   if (!shmcoll_need(sc, SHMCOLL_POSTED, SHMCOLL_ALL, s))
     return 0;
   for (int r = 0; r < sc->size; r++) {
-    size_t n = shmcoll_part(shmcoll_block_len(op->counts, op->each, r), from,
+    size_t n = shmcoll_part(hc_shmcoll_block_len(op->counts, op->each, r), from,
                             op->step);
     if (r != sc->rank && n > 0)
-      memcpy(op->out + shmcoll_block_at(op->displs, op->each, r) + from,
+      memcpy(op->out + hc_shmcoll_block_at(op->displs, op->each, r) + from,
              shmcoll_buf(sc, r, s, slot), n);
   }
   shmcoll_publish(sc, SHMCOLL_DONE, s);
@@ -586,13 +584,13 @@ static int shmcoll_alltoall_read_large(hc_shmcoll_op_t *op, uint32_t s) {
   shmcoll_read_block_t *mine = shmcoll_large_table(sc, me, s);
   for (int k = 1; k < sc->size; k++) {
     int r = (me + k) % sc->size;
-    size_t n = shmcoll_block_len(op->counts, op->each, r);
+    size_t n = hc_shmcoll_block_len(op->counts, op->each, r);
     if (!shmcoll_block_read(op, n))
       continue;
     const shmcoll_read_block_t *theirs = shmcoll_large_table(sc, r, s) + me;
     int ok = theirs->len == n &&
              shmcoll_read_peer(sc->world_ranks[r],
-                               op->out + shmcoll_block_at(op->displs, op->each, r),
+                               op->out + hc_shmcoll_block_at(op->displs, op->each, r),
                                theirs->addr, n);
     mine[r].failed = !ok;
     op->read_failed |= !ok;
@@ -609,7 +607,7 @@ static int shmcoll_alltoall_readers_done(hc_shmcoll_op_t *op, uint32_t s) {
   for (; op->next_peer < sc->size; op->next_peer++) {
     int j = op->next_peer;
     if (j != sc->rank &&
-        shmcoll_block_read(op, shmcoll_block_len(op->scounts, op->each, j)) &&
+        shmcoll_block_read(op, hc_shmcoll_block_len(op->scounts, op->each, j)) &&
         !shmcoll_need(sc, SHMCOLL_REDUCED, j, s))
       return 0;
   }
@@ -634,10 +632,10 @@ static int shmcoll_alltoall_step(hc_shmcoll_op_t *op, uint32_t s) {
     shmcoll_read_block_t *table =
         op->read_large ? shmcoll_large_table(sc, sc->rank, s) : NULL;
     for (int j = 0; j < sc->size; j++) {
-      size_t n = shmcoll_block_len(op->scounts, op->each, j);
+      size_t n = hc_shmcoll_block_len(op->scounts, op->each, j);
       /* the buffer may be NULL where this rank's blocks are empty */
       const unsigned char *from =
-          n > 0 ? op->in + shmcoll_block_at(op->sdispls, op->each, j) : NULL;
+          n > 0 ? op->in + hc_shmcoll_block_at(op->sdispls, op->each, j) : NULL;
       if (table != NULL)
         table[j] = (shmcoll_read_block_t){.addr = (uint64_t)(uintptr_t)from,
                                           .len = n};
@@ -645,7 +643,7 @@ static int shmcoll_alltoall_step(hc_shmcoll_op_t *op, uint32_t s) {
         continue; /* nothing, or the schedule's or its reader's */
       unsigned char *to =
           j != sc->rank ? mine + (size_t)j * op->step
-                        : op->out + shmcoll_block_at(op->displs, op->each, j);
+                        : op->out + hc_shmcoll_block_at(op->displs, op->each, j);
       if (to != from) /* the own block in place stays */
         memcpy(to, from, n);
     }
@@ -656,9 +654,9 @@ static int shmcoll_alltoall_step(hc_shmcoll_op_t *op, uint32_t s) {
     if (!shmcoll_need(sc, SHMCOLL_POSTED, SHMCOLL_ALL, s))
       return 0;
     for (int r = 0; r < sc->size; r++) {
-      size_t n = shmcoll_block_len(op->counts, op->each, r);
+      size_t n = hc_shmcoll_block_len(op->counts, op->each, r);
       if (r != sc->rank && n > 0 && n <= op->step)
-        memcpy(op->out + shmcoll_block_at(op->displs, op->each, r),
+        memcpy(op->out + hc_shmcoll_block_at(op->displs, op->each, r),
                shmcoll_buf(sc, r, s, slot) + (size_t)sc->rank * op->step, n);
     }
     if (!op->read_large) {
@@ -707,11 +705,11 @@ static int shmcoll_reduce_scatter_step(hc_shmcoll_op_t *op, uint32_t s) {
 static const unsigned char *shmcoll_send_block(const hc_shmcoll_op_t *op, int j,
                                                size_t *len) {
   if (op->one_block) {
-    *len = shmcoll_block_len(op->counts, op->each, op->sc->rank);
+    *len = hc_shmcoll_block_len(op->counts, op->each, op->sc->rank);
     return op->in;
   }
-  *len = shmcoll_block_len(op->scounts, op->each, j);
-  return op->in + shmcoll_block_at(op->sdispls, op->each, j);
+  *len = hc_shmcoll_block_len(op->scounts, op->each, j);
+  return op->in + hc_shmcoll_block_at(op->sdispls, op->each, j);
 }
 
 /* An exchange that each rank reads from the others' buffers, collective
@@ -748,20 +746,20 @@ static int shmcoll_read_exchange_step(hc_shmcoll_op_t *op, uint32_t s) {
       return 0;
     size_t own_n;
     const unsigned char *own = shmcoll_send_block(op, me, &own_n);
-    int ok = own_n == shmcoll_block_len(op->counts, op->each, me);
+    int ok = own_n == hc_shmcoll_block_len(op->counts, op->each, me);
     for (int k = 1; ok && k < sc->size; k++) {
       int j = (me + k) % sc->size;
       const shmcoll_read_block_t *theirs =
           (const shmcoll_read_block_t *)shmcoll_buf(sc, j, s, table) + me;
-      size_t want = shmcoll_block_len(op->counts, op->each, j);
+      size_t want = hc_shmcoll_block_len(op->counts, op->each, j);
       ok =
           theirs->len == want &&
           (want == 0 || shmcoll_read_peer(
                             sc->world_ranks[j],
-                            op->out + shmcoll_block_at(op->displs, op->each, j),
+                            op->out + hc_shmcoll_block_at(op->displs, op->each, j),
                             theirs->addr, want));
     }
-    unsigned char *to = op->out + shmcoll_block_at(op->displs, op->each, me);
+    unsigned char *to = op->out + hc_shmcoll_block_at(op->displs, op->each, me);
     if (ok && own_n > 0 && to != own) /* not in place */
       memcpy(to, own, own_n);
     mine[me].failed = !ok;
@@ -1039,24 +1037,28 @@ static int shmcoll_gather_step(hc_shmcoll_op_t *op, uint32_t s) {
   int me = sc->rank;
   if (me != op->root) {
     size_t n = op->size <= small ? op->size : 0;
-    return shmcoll_post(op, s, small, n > 0 ? op->in : NULL, n,
+    unsigned char packed[SHMCOLL_SMALL];
+    const unsigned char *block = op->in;
+    if (op->in_acc != NULL && n > 0 && n <= sizeof packed) {
+      hc_shmcoll_rooted_get(op, 0, packed, n);
+      block = packed;
+    }
+    return shmcoll_post(op, s, small, n > 0 ? block : NULL, n,
                         SHMCOLL_POST_FINAL);
   }
   if (op->phase == 0) { /* the root posts nothing: it only reads */
-    size_t n = shmcoll_block_len(op->counts, op->each, me);
-    unsigned char *own = op->out + shmcoll_block_at(op->displs, op->each, me);
-    if (op->in != NULL && n > 0 && own != op->in) /* not in place */
-      memcpy(own, op->in, n);
+    hc_shmcoll_rooted_own(op, 0, hc_shmcoll_block_at(op->displs, op->each, me),
+                          hc_shmcoll_block_len(op->counts, op->each, me));
     op->phase = 1;
   }
   for (int r = 0; r < sc->size; r++)
     if (r != me && !shmcoll_need(sc, SHMCOLL_POSTED, r, s))
       return 0;
   for (int r = 0; r < sc->size; r++) {
-    size_t n = shmcoll_block_len(op->counts, op->each, r);
+    size_t n = hc_shmcoll_block_len(op->counts, op->each, r);
     if (r != me && n > 0 && n <= small)
-      memcpy(op->out + shmcoll_block_at(op->displs, op->each, r),
-             shmcoll_buf(sc, r, s, small), n);
+      hc_shmcoll_rooted_put(op, hc_shmcoll_block_at(op->displs, op->each, r),
+                            shmcoll_buf(sc, r, s, small), n);
   }
   shmcoll_publish(sc, SHMCOLL_DONE, s);
   return 1;
@@ -1073,20 +1075,21 @@ static int shmcoll_scatter_step(hc_shmcoll_op_t *op, uint32_t s) {
     if (!shmcoll_need(sc, SHMCOLL_POSTED, op->root, s))
       return 0;
     if (op->size > 0 && op->size <= small)
-      memcpy(op->out, shmcoll_buf(sc, me, s, small), op->size);
+      hc_shmcoll_rooted_put(op, 0, shmcoll_buf(sc, me, s, small), op->size);
     shmcoll_publish(sc, SHMCOLL_DONE, s);
     return 1;
   }
   if (!shmcoll_need(sc, SHMCOLL_DONE, SHMCOLL_ALL, shmcoll_reuse(sc, s, small)))
     return 0;
   for (int r = 0; r < sc->size; r++) {
-    size_t n = shmcoll_block_len(op->counts, op->each, r);
-    const unsigned char *block =
-        op->in + shmcoll_block_at(op->displs, op->each, r);
-    if (r != me && n > 0 && n <= small)
-      hc_copy_small(shmcoll_buf(sc, r, s, small), block, n);
-    else if (r == me && n > 0 && op->out != NULL) /* not in place */
-      memcpy(op->out, block, n);
+    size_t n = hc_shmcoll_block_len(op->counts, op->each, r);
+    size_t at = hc_shmcoll_block_at(op->displs, op->each, r);
+    if (r != me && n > 0 && n <= small && op->in_acc != NULL)
+      hc_shmcoll_rooted_get(op, at, shmcoll_buf(sc, r, s, small), n);
+    else if (r != me && n > 0 && n <= small)
+      hc_copy_small(shmcoll_buf(sc, r, s, small), op->in + at, n);
+    else if (r == me)
+      hc_shmcoll_rooted_own(op, at, 0, n);
   }
   atomic_store_explicit(&sc->lines[me].flag[SHMCOLL_DONE], s,
                         memory_order_relaxed); /* published below */
@@ -1249,7 +1252,7 @@ static hc_status_t shmcoll_finish_locked(hc_shmcoll_op_t *op) {
 
 /* The blocking forms: start op and wait for it, behind the I-forms
  * started before it on this communicator (progress moves those). */
-static hc_status_t shmcoll_run(hc_shmcoll_op_t *op) {
+hc_status_t hc_shmcoll_run(hc_shmcoll_op_t *op) {
   hc_engine_lock();
   /* A member already lost: fail before taking a turn of the segment. */
   hc_status_t rc = hc_comm_failure_locked(op->comm);
@@ -1270,8 +1273,8 @@ static hc_status_t shmcoll_run(hc_shmcoll_op_t *op) {
 
 /* ---- the four collectives: which arguments they take, and their ops ---- */
 
-static void shmcoll_op_init(hc_shmcoll_op_t *op, hc_shmcoll_t *sc,
-                            hcomm_comm_t *comm, int what, uint32_t nchunks) {
+void hc_shmcoll_op_init(hc_shmcoll_op_t *op, hc_shmcoll_t *sc,
+                        hcomm_comm_t *comm, int what, uint32_t nchunks) {
   *op = (hc_shmcoll_op_t){
       .comm = comm, .sc = sc, .what = what, .nchunks = nchunks};
 }
@@ -1298,7 +1301,7 @@ static void shmcoll_bcast_op(hc_shmcoll_op_t *op, hc_shmcoll_t *sc,
   /* See the step: at most HCMPI_COLL_SHM_BCAST_BUFS buffers (0: all). */
   size_t bufs = (size_t)sc->size + 1, most = hc_shmcoll_tuning.bcast_bufs;
   size_t step = (most > 0 && most < bufs ? most : bufs) * sc->chunk;
-  shmcoll_op_init(op, sc, comm, SHMCOLL_OP_BCAST,
+  hc_shmcoll_op_init(op, sc, comm, SHMCOLL_OP_BCAST,
                   (uint32_t)((bytes + step - 1) / step));
   op->root = root;
   op->out = buf;
@@ -1324,7 +1327,7 @@ static void shmcoll_reduce_op(hc_shmcoll_op_t *op, hc_shmcoll_t *sc,
                               void *recvbuf, size_t count,
                               const hcomm_reduce_op_t *rop, int root) {
   size_t step = sc->chunk / rop->elem_size;
-  shmcoll_op_init(op, sc, comm, SHMCOLL_OP_REDUCE,
+  hc_shmcoll_op_init(op, sc, comm, SHMCOLL_OP_REDUCE,
                   (uint32_t)((count + step - 1) / step));
   op->root = root;
   op->in = sendbuf == HCOMM_IN_PLACE ? recvbuf : sendbuf;
@@ -1346,12 +1349,12 @@ static hc_status_t shmcoll_resume_locked(hc_shmcoll_op_t *op) {
 
 hc_status_t hc_shmcoll_barrier(hcomm_comm_t *comm) {
   hc_status_t rc;
-  hc_shmcoll_t *sc = shmcoll_enter(comm, 0, &rc);
+  hc_shmcoll_t *sc = hc_shmcoll_enter(comm, 0, &rc);
   if (sc == NULL)
     return rc == HC_ERR_NOT_SUPPORTED ? hc_shmcoll_hier_barrier(comm) : rc;
   hc_shmcoll_op_t op;
-  shmcoll_op_init(&op, sc, comm, SHMCOLL_OP_BARRIER, 1);
-  return shmcoll_run(&op);
+  hc_shmcoll_op_init(&op, sc, comm, SHMCOLL_OP_BARRIER, 1);
+  return hc_shmcoll_run(&op);
 }
 
 /* 1 when a bcast of bytes on comm is of a size read from the root's
@@ -1369,7 +1372,7 @@ hc_status_t hc_shmcoll_bcast(void *buf, size_t bytes, int root,
   if (rc != HC_ERR_NOT_SUPPORTED ||
       !shmcoll_bcast_takes(buf, bytes, root, comm))
     return rc;
-  hc_shmcoll_t *sc = shmcoll_enter(comm, bytes, &rc);
+  hc_shmcoll_t *sc = hc_shmcoll_enter(comm, bytes, &rc);
   if (sc == NULL)
     return rc == HC_ERR_NOT_SUPPORTED
                ? hc_shmcoll_hier_bcast(buf, bytes, root, comm)
@@ -1378,7 +1381,7 @@ hc_status_t hc_shmcoll_bcast(void *buf, size_t bytes, int root,
     return HC_OK;
   hc_shmcoll_op_t op;
   shmcoll_bcast_op(&op, sc, comm, buf, bytes, root);
-  return shmcoll_run(&op);
+  return hc_shmcoll_run(&op);
 }
 
 static hc_status_t shmcoll_reduction(const void *sendbuf, void *recvbuf,
@@ -1387,7 +1390,7 @@ static hc_status_t shmcoll_reduction(const void *sendbuf, void *recvbuf,
   if (!shmcoll_reduce_takes(sendbuf, recvbuf, count, op, root, comm))
     return HC_ERR_NOT_SUPPORTED;
   hc_status_t rc;
-  hc_shmcoll_t *sc = shmcoll_enter(comm, count * op->elem_size, &rc);
+  hc_shmcoll_t *sc = hc_shmcoll_enter(comm, count * op->elem_size, &rc);
   if (sc == NULL)
     return rc == HC_ERR_NOT_SUPPORTED
                ? hc_shmcoll_hier_reduce(sendbuf, recvbuf, count, op, root, comm)
@@ -1397,7 +1400,7 @@ static hc_status_t shmcoll_reduction(const void *sendbuf, void *recvbuf,
     return HC_OK;
   hc_shmcoll_op_t sop;
   shmcoll_reduce_op(&sop, sc, comm, sendbuf, recvbuf, count, op, root);
-  return now == 0 ? shmcoll_resume_locked(&sop) : shmcoll_run(&sop);
+  return now == 0 ? shmcoll_resume_locked(&sop) : hc_shmcoll_run(&sop);
 }
 
 /* A two-rank reduce (root -1: allreduce) read from the other rank's
@@ -1453,7 +1456,7 @@ static void shmcoll_allgather_op(hc_shmcoll_op_t *op, hc_shmcoll_t *sc,
                                  const size_t *rbytes, const size_t *rdispls,
                                  size_t most) {
   size_t step = most <= sc->small ? sc->small : sc->chunk;
-  shmcoll_op_init(op, sc, comm, SHMCOLL_OP_ALLGATHER,
+  hc_shmcoll_op_init(op, sc, comm, SHMCOLL_OP_ALLGATHER,
                   (uint32_t)((most + step - 1) / step));
   op->root = -1;
   op->out = recvbuf;
@@ -1461,7 +1464,7 @@ static void shmcoll_allgather_op(hc_shmcoll_op_t *op, hc_shmcoll_t *sc,
   op->displs = rdispls;
   op->each = bytes;
   op->in = sendbuf == HCOMM_IN_PLACE
-               ? op->out + shmcoll_block_at(rdispls, bytes, comm->rank)
+               ? op->out + hc_shmcoll_block_at(rdispls, bytes, comm->rank)
                : sendbuf;
   op->size = most;
   op->step = step;
@@ -1498,7 +1501,7 @@ static hc_status_t shmcoll_alltoall_op(hc_shmcoll_op_t *op, hc_shmcoll_t *sc,
   size_t part = shmcoll_alltoall_part(sc);
   if (rbytes == NULL && bytes > part)
     return HC_ERR_NOT_SUPPORTED;
-  shmcoll_op_init(op, sc, comm, SHMCOLL_OP_ALLTOALL, 1);
+  hc_shmcoll_op_init(op, sc, comm, SHMCOLL_OP_ALLTOALL, 1);
   op->root = -1;
   op->out = recvbuf;
   op->counts = rbytes;
@@ -1522,8 +1525,8 @@ static hc_status_t shmcoll_alltoall_op(hc_shmcoll_op_t *op, hc_shmcoll_t *sc,
 static int shmcoll_alltoall_whole(const hc_shmcoll_op_t *op) {
   for (int r = 0; r < op->sc->size; r++)
     if (r != op->sc->rank &&
-        (shmcoll_block_len(op->counts, op->each, r) > op->step ||
-         shmcoll_block_len(op->scounts, op->each, r) > op->step))
+        (hc_shmcoll_block_len(op->counts, op->each, r) > op->step ||
+         hc_shmcoll_block_len(op->scounts, op->each, r) > op->step))
       return 0;
   return 1;
 }
@@ -1536,7 +1539,7 @@ static int shmcoll_reduce_scatter_takes(
     return 0;
   *total = 0;
   for (int r = 0; r < comm->size; r++) {
-    size_t n = shmcoll_block_len(counts, each, r);
+    size_t n = hc_shmcoll_block_len(counts, each, r);
     if (n > SIZE_MAX / op->elem_size - *total)
       return 0;
     *total += n;
@@ -1553,7 +1556,7 @@ static void shmcoll_reduce_scatter_op(hc_shmcoll_op_t *op, hc_shmcoll_t *sc,
                                       const hcomm_reduce_op_t *rop) {
   size_t step =
       total * rop->elem_size <= sc->small ? total : sc->chunk / rop->elem_size;
-  shmcoll_op_init(op, sc, comm, SHMCOLL_OP_REDUCE_SCATTER,
+  hc_shmcoll_op_init(op, sc, comm, SHMCOLL_OP_REDUCE_SCATTER,
                   total == 0 ? 0 : (uint32_t)((total + step - 1) / step));
   op->root = -1;
   op->out = recvbuf;
@@ -1562,8 +1565,8 @@ static void shmcoll_reduce_scatter_op(hc_shmcoll_op_t *op, hc_shmcoll_t *sc,
   op->step = step;
   op->op = *rop;
   for (int r = 0; r < comm->rank; r++)
-    op->slice_at += shmcoll_block_len(counts, each, r);
-  op->slice_n = shmcoll_block_len(counts, each, comm->rank);
+    op->slice_at += hc_shmcoll_block_len(counts, each, r);
+  op->slice_n = hc_shmcoll_block_len(counts, each, comm->rank);
 }
 
 /* Reads of other ranks' memory worked so far on sc. */
@@ -1573,9 +1576,9 @@ static int shmcoll_reads_work(const hc_shmcoll_t *sc) {
 
 /* comm's segment for a collective whose ranks read each other's
  * memory, or NULL (*rc: HC_ERR_NOT_SUPPORTED where reads failed before on
- * it, alike on every rank, or what shmcoll_enter says). */
+ * it, alike on every rank, or what hc_shmcoll_enter says). */
 static hc_shmcoll_t *shmcoll_enter_reads(hcomm_comm_t *comm, hc_status_t *rc) {
-  hc_shmcoll_t *sc = shmcoll_enter(comm, 0, rc);
+  hc_shmcoll_t *sc = hc_shmcoll_enter(comm, 0, rc);
   if (sc == NULL || shmcoll_reads_work(sc))
     return sc;
   *rc = HC_ERR_NOT_SUPPORTED;
@@ -1602,7 +1605,7 @@ static int shmcoll_exchange_reads(const hc_shmcoll_t *sc, size_t most,
  * on every rank alike, when a read failed: sc then takes the other paths
  * for good. */
 static hc_status_t shmcoll_run_reads(hc_shmcoll_op_t *op) {
-  hc_status_t rc = shmcoll_run(op);
+  hc_status_t rc = hc_shmcoll_run(op);
   if (rc == HC_OK && op->read_failed) {
     op->sc->reads_off = 1;
     return HC_ERR_NOT_SUPPORTED;
@@ -1633,7 +1636,7 @@ static hc_status_t shmcoll_bcast_read(void *buf, size_t bytes, int root,
   if (sc == NULL)
     return rc;
   hc_shmcoll_op_t op;
-  shmcoll_op_init(&op, sc, comm, SHMCOLL_OP_BCAST_READ, 1);
+  hc_shmcoll_op_init(&op, sc, comm, SHMCOLL_OP_BCAST_READ, 1);
   op.root = root;
   op.out = buf;
   op.size = bytes;
@@ -1695,7 +1698,7 @@ hc_status_t hc_shmcoll_allgather(const void *sendbuf, size_t bytes,
       (rbytes == NULL) != (rdispls == NULL))
     return HC_ERR_NOT_SUPPORTED;
   hc_status_t rc;
-  hc_shmcoll_t *sc = shmcoll_enter(comm, most, &rc);
+  hc_shmcoll_t *sc = hc_shmcoll_enter(comm, most, &rc);
   if (sc == NULL)
     return rc;
   int now = -1;
@@ -1722,7 +1725,7 @@ hc_status_t hc_shmcoll_allgather(const void *sendbuf, size_t bytes,
     if (rc != HC_ERR_NOT_SUPPORTED)
       return rc;
   }
-  return shmcoll_run(&op);
+  return hc_shmcoll_run(&op);
 }
 
 /* Whether an alltoallv reads its blocks too large for the segment from
@@ -1750,9 +1753,9 @@ int hc_shmcoll_alltoall_unread(const hc_shmcoll_op_t *op, int peer,
   const hc_shmcoll_t *sc = op->sc;
   if (send)
     return shmcoll_block_read(
-               op, shmcoll_block_len(op->scounts, op->each, peer)) &&
+               op, hc_shmcoll_block_len(op->scounts, op->each, peer)) &&
            shmcoll_large_table(sc, peer, op->first)[sc->rank].failed;
-  return shmcoll_block_read(op, shmcoll_block_len(op->counts, op->each, peer)) &&
+  return shmcoll_block_read(op, hc_shmcoll_block_len(op->counts, op->each, peer)) &&
          shmcoll_large_table(sc, sc->rank, op->first)[peer].failed;
 }
 
@@ -1780,12 +1783,12 @@ static hc_status_t shmcoll_alltoall_repair(const hc_shmcoll_op_t *op) {
     hcomm_request_t *send = NULL, *recv = NULL;
     hc_engine_lock();
     if (hc_shmcoll_alltoall_unread(op, j, 1))
-      rc = hc_isend_locked(op->in + shmcoll_block_at(op->sdispls, op->each, j),
-                           shmcoll_block_len(op->scounts, op->each, j), j, tag,
+      rc = hc_isend_locked(op->in + hc_shmcoll_block_at(op->sdispls, op->each, j),
+                           hc_shmcoll_block_len(op->scounts, op->each, j), j, tag,
                            comm, HCOMM_SEND_STANDARD, 1, &send);
     if (rc == HC_OK && hc_shmcoll_alltoall_unread(op, r, 0))
-      rc = hc_irecv_locked(op->out + shmcoll_block_at(op->displs, op->each, r),
-                           shmcoll_block_len(op->counts, op->each, r), r, tag,
+      rc = hc_irecv_locked(op->out + hc_shmcoll_block_at(op->displs, op->each, r),
+                           hc_shmcoll_block_len(op->counts, op->each, r), r, tag,
                            comm, 1, &recv);
     hc_engine_unlock();
     hc_status_t sent = send != NULL ? hcomm_wait_free(send, NULL) : HC_OK;
@@ -1803,7 +1806,7 @@ hc_status_t hc_shmcoll_alltoall(const void *sendbuf, const size_t *sbytes,
   if (!shmcoll_alltoall_takes(sendbuf, sbytes, sdispls, rbytes, rdispls, comm))
     return HC_ERR_NOT_SUPPORTED;
   hc_status_t rc;
-  hc_shmcoll_t *sc = shmcoll_enter(comm, 0, &rc);
+  hc_shmcoll_t *sc = hc_shmcoll_enter(comm, 0, &rc);
   if (sc == NULL)
     return rc;
   /* Read from the others where every rank judges the blocks alike: equal
@@ -1811,14 +1814,14 @@ hc_status_t hc_shmcoll_alltoall(const void *sendbuf, const size_t *sbytes,
    * another reads is where its block lands. */
   size_t most = bytes;
   if (rbytes != NULL && sc->size == 2) {
-    size_t send_n = shmcoll_block_len(sbytes, bytes, 1 - comm->rank);
-    size_t recv_n = shmcoll_block_len(rbytes, bytes, 1 - comm->rank);
+    size_t send_n = hc_shmcoll_block_len(sbytes, bytes, 1 - comm->rank);
+    size_t recv_n = hc_shmcoll_block_len(rbytes, bytes, 1 - comm->rank);
     most = send_n > recv_n ? send_n : recv_n;
   }
   if (sendbuf != HCOMM_IN_PLACE && (rbytes == NULL || sc->size == 2) &&
       shmcoll_exchange_reads(sc, most, 1)) {
     hc_shmcoll_op_t x;
-    shmcoll_op_init(&x, sc, comm, SHMCOLL_OP_READ_EXCHANGE, 1);
+    hc_shmcoll_op_init(&x, sc, comm, SHMCOLL_OP_READ_EXCHANGE, 1);
     x.root = -1;
     x.in = sendbuf;
     x.out = recvbuf;
@@ -1850,7 +1853,7 @@ hc_status_t hc_shmcoll_alltoall(const void *sendbuf, const size_t *sbytes,
     return shmcoll_resume_locked(&op);
   if (!hc_shmcoll_alltoall_reads(&op, sendbuf) && !shmcoll_alltoall_whole(&op))
     return HC_ERR_NOT_SUPPORTED;
-  rc = shmcoll_run(&op);
+  rc = hc_shmcoll_run(&op);
   if (rc == HC_OK && op.read_large)
     rc = shmcoll_alltoall_repair(&op);
   return rc;
@@ -1886,7 +1889,7 @@ hc_status_t hc_shmcoll_reduce_scatter(const void *sendbuf, void *recvbuf,
         return rc;
     }
   }
-  hc_shmcoll_t *sc = shmcoll_enter(comm, total * op->elem_size, &rc);
+  hc_shmcoll_t *sc = hc_shmcoll_enter(comm, total * op->elem_size, &rc);
   if (sc == NULL)
     return rc;
   int now = counts == NULL ? hc_shmcoll_reduce_scatter_now(sc, comm, sendbuf,
@@ -1897,7 +1900,7 @@ hc_status_t hc_shmcoll_reduce_scatter(const void *sendbuf, void *recvbuf,
   hc_shmcoll_op_t sop;
   shmcoll_reduce_scatter_op(&sop, sc, comm, sendbuf, recvbuf, counts, each,
                             total, op);
-  return now == 0 ? shmcoll_resume_locked(&sop) : shmcoll_run(&sop);
+  return now == 0 ? shmcoll_resume_locked(&sop) : hc_shmcoll_run(&sop);
 }
 
 /* ---- the I-forms' steps -------------------------------------------------- */
@@ -1907,7 +1910,7 @@ hc_status_t hc_shmcoll_ibarrier_prepare(hc_shmcoll_op_t *op,
   hc_shmcoll_t *sc = comm != NULL ? hc_shmcoll_made(comm, 0) : NULL;
   if (sc == NULL)
     return HC_ERR_NOT_SUPPORTED;
-  shmcoll_op_init(op, sc, comm, SHMCOLL_OP_BARRIER, 1);
+  hc_shmcoll_op_init(op, sc, comm, SHMCOLL_OP_BARRIER, 1);
   return HC_OK;
 }
 
@@ -2019,107 +2022,4 @@ hc_status_t hc_shmcoll_ireduce_scatter_prepare(
   shmcoll_reduce_scatter_op(op, sc, comm, sendbuf, recvbuf, counts, 0, total,
                             rop);
   return HC_OK;
-}
-
-/* ---- gather(v), scatter(v): blocks of a small buffer in the segment ----- */
-
-/* After a rooted op: the blocks larger than a small buffer move as
- * messages between their rank and the root (each end knows the block's
- * size: the sender's count matches the root's), on the tag the op took. */
-static hc_status_t shmcoll_rooted_messages(const hc_shmcoll_op_t *op) {
-  hc_shmcoll_t *sc = op->sc;
-  hcomm_comm_t *comm = op->comm;
-  int me = sc->rank, gather = op->what == SHMCOLL_OP_GATHER;
-  int tag = HC_NBC_TAG_BASE + (int)((comm->coll_seq - 1) % HC_NBC_SEQS);
-  hc_status_t rc = HC_OK;
-  if (me != op->root) {
-    if (op->size <= sc->small)
-      return HC_OK;
-    hcomm_request_t *req = NULL;
-    hc_engine_lock();
-    rc = gather ? hc_isend_locked(op->in, op->size, op->root, tag, comm,
-                                  HCOMM_SEND_STANDARD, 1, &req)
-                : hc_irecv_locked(op->out, op->size, op->root, tag, comm, 1,
-                                  &req);
-    hc_engine_unlock();
-    return rc == HC_OK ? hcomm_wait_free(req, NULL) : rc;
-  }
-  hcomm_request_t **reqs = NULL;
-  int n = 0;
-  for (int r = 0; r < sc->size && rc == HC_OK; r++) {
-    size_t len = shmcoll_block_len(op->counts, op->each, r);
-    if (r == me || len <= sc->small)
-      continue;
-    if (reqs == NULL && (reqs = calloc((size_t)sc->size, sizeof *reqs)) == NULL)
-      return HC_ERR_NOMEM;
-    size_t at = shmcoll_block_at(op->displs, op->each, r);
-    hc_engine_lock();
-    rc = gather ? hc_irecv_locked(op->out + at, len, r, tag, comm, 1, &reqs[n])
-                : hc_isend_locked(op->in + at, len, r, tag, comm,
-                                  HCOMM_SEND_STANDARD, 1, &reqs[n]);
-    hc_engine_unlock();
-    n += rc == HC_OK;
-  }
-  for (int i = 0; i < n; i++) {
-    hc_status_t got = hcomm_wait_free(reqs[i], NULL);
-    rc = rc == HC_OK ? got : rc;
-  }
-  free(reqs);
-  return rc;
-}
-
-/* The fixed forms' blocks of all the ranks together, at most: the MPI
- * face streams a derived type's blocks above 64 KiB (at the root: all of
- * them) as messages, and no rank may do so while the others run here. */
-#define SHMCOLL_ROOTED_TOTAL_MAX ((size_t)64 << 10)
-
-/* Whether a gather or scatter on comm runs here: the v-forms always (each
- * block's size is known to both its ends), the others where a block fits
- * a small buffer and all of them SHMCOLL_ROOTED_TOTAL_MAX (the same on
- * every rank); where comm has a segment of its own, made now if not yet. */
-int hc_shmcoll_rooted_takes(hcomm_comm_t *comm, int vform, size_t bytes) {
-  hc_status_t rc;
-  return comm != NULL &&
-         (vform || (bytes <= SHMCOLL_SMALL &&
-                    bytes * (size_t)comm->size <= SHMCOLL_ROOTED_TOTAL_MAX)) &&
-         shmcoll_enter(comm, 0, &rc) != NULL;
-}
-
-static hc_status_t shmcoll_rooted(int what, int vform, const void *in,
-                                  size_t mine, void *out, const size_t *counts,
-                                  const size_t *displs, int root,
-                                  hcomm_comm_t *comm) {
-  if (comm == NULL || root < 0 || root >= comm->size ||
-      (vform && comm->rank == root && (counts == NULL || displs == NULL)) ||
-      !hc_shmcoll_rooted_takes(comm, vform, mine))
-    return HC_ERR_NOT_SUPPORTED;
-  hc_shmcoll_op_t op;
-  shmcoll_op_init(&op, comm->shmcoll, comm, what, 1);
-  op.root = root;
-  op.in = in;
-  op.out = out;
-  op.counts = comm->rank == root ? counts : NULL;
-  op.displs = comm->rank == root ? displs : NULL;
-  op.each = mine;
-  op.size = mine;
-  hc_status_t rc = shmcoll_run(&op);
-  return rc == HC_OK ? shmcoll_rooted_messages(&op) : rc;
-}
-
-hc_status_t hc_shmcoll_gather(int vform, const void *sendbuf, size_t sbytes,
-                              void *recvbuf, const size_t *rbytes,
-                              const size_t *rdispls, int root,
-                              hcomm_comm_t *comm) {
-  const void *in = sendbuf == HCOMM_IN_PLACE ? NULL : sendbuf;
-  return shmcoll_rooted(SHMCOLL_OP_GATHER, vform, in, sbytes, recvbuf, rbytes,
-                        rdispls, root, comm);
-}
-
-hc_status_t hc_shmcoll_scatter(int vform, const void *sendbuf,
-                               const size_t *sbytes, const size_t *sdispls,
-                               void *recvbuf, size_t rbytes, int root,
-                               hcomm_comm_t *comm) {
-  void *out = recvbuf == HCOMM_IN_PLACE ? NULL : recvbuf;
-  return shmcoll_rooted(SHMCOLL_OP_SCATTER, vform, sendbuf, rbytes, out,
-                        sbytes, sdispls, root, comm);
 }

@@ -226,6 +226,18 @@ hc_status_t hc_shmcoll_scatter(int vform, const void *sendbuf,
                                const size_t *sbytes, const size_t *sdispls,
                                void *recvbuf, size_t rbytes, int root,
                                hcomm_comm_t *comm);
+/* The v-forms with each side of this rank through an accessor (as
+ * hcomm_gatherv_acc's: block r at byte roffs[r] of the root's stream; the
+ * root's own side NULL: in place); they run on every rank where the
+ * calls above run theirs, whatever side each rank has. */
+hc_status_t hc_shmcoll_gatherv_acc(const hcomm_accessor_t *sacc, size_t sbytes,
+                                   const hcomm_accessor_t *racc,
+                                   const size_t *rbytes, const size_t *roffs,
+                                   int root, hcomm_comm_t *comm);
+hc_status_t hc_shmcoll_scatterv_acc(const hcomm_accessor_t *sacc,
+                                    const size_t *sbytes, const size_t *soffs,
+                                    const hcomm_accessor_t *racc, size_t rbytes,
+                                    int root, hcomm_comm_t *comm);
 /* 1 when the calls above run a gather or scatter (vform: with tables;
  * bytes: the fixed form's block) on comm, whose segment this makes if it
  * has none yet (a collective call: every rank asks alike). */
@@ -246,6 +258,9 @@ typedef struct hc_shmcoll_op {
   const unsigned char *in;     /* reductions: this rank's input */
   const hcomm_accessor_t *acc; /* bcast through an accessor: its stream
                                   (out NULL); it must outlive op */
+  /* gather, scatter: a side of this rank's through an accessor instead
+   * (in or out NULL), block r at byte displs[r] of its stream */
+  const hcomm_accessor_t *in_acc, *out_acc;
   size_t size;                 /* bcast, allgather: bytes (allgather: of
                                   the largest block); reductions:
                                   elements (reduce_scatter: of the whole

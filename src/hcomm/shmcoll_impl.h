@@ -1,7 +1,9 @@
 /*
  * The shared segment of one communicator's shared-memory collectives,
- * between shmcoll_seg.c (which makes, agrees on and frees it) and
- * shmcoll.c and shmcoll_small.c (the algorithms).
+ * between shmcoll_seg.c (which makes, agrees on and frees it) and the
+ * algorithms: shmcoll.c (the ops and their steps), shmcoll_small.c (small
+ * blocking collectives whose turn has come), shmcoll_rooted.c (gather and
+ * scatter) and shmcoll_lanes.c (the persistent forms' lanes).
  *
  * Layout (offsets from the mapping's base):
  *   0                 shmcoll_hdr_t: shape, and the futex the waiters
@@ -190,7 +192,6 @@ enum shmcoll_what {
   SHMCOLL_OP_GATHER, /* rooted: one number, blocks of one small buffer */
   SHMCOLL_OP_SCATTER
 };
-
 
 typedef struct shmcoll_line {
   _Atomic uint32_t flag[3]; /* by enum shmcoll_flag */
@@ -411,6 +412,52 @@ hc_shmcoll_t *hc_shmcoll_get(hcomm_comm_t *comm, size_t bytes, hc_status_t *rc);
 /* comm's segment when it has one already and a collective of bytes may
  * use it (the I-forms: they never make one); else NULL. */
 hc_shmcoll_t *hc_shmcoll_made(hcomm_comm_t *comm, size_t bytes);
+
+/* The segment for a blocking collective of bytes, or NULL (*rc:
+ * HC_ERR_NOT_SUPPORTED, or the failure met while making it).  A lost
+ * member is found by hc_shmcoll_run, under the lock it takes anyway. */
+hc_shmcoll_t *hc_shmcoll_enter(hcomm_comm_t *comm, size_t bytes,
+                               hc_status_t *rc);
+
+/* op as a blocking collective what of nchunks chunks on sc, its other
+ * fields zero. */
+void hc_shmcoll_op_init(hc_shmcoll_op_t *op, hc_shmcoll_t *sc,
+                        hcomm_comm_t *comm, int what, uint32_t nchunks);
+
+/* The blocking forms: starts op and waits for it, behind the I-forms
+ * started before it on this communicator (progress moves those). */
+hc_status_t hc_shmcoll_run(hc_shmcoll_op_t *op);
+
+/* Rank r's block in a table of sizes or displacements (NULL: blocks of
+ * each bytes, back to back). */
+size_t hc_shmcoll_block_len(const size_t *counts, size_t each, int r);
+size_t hc_shmcoll_block_at(const size_t *displs, size_t each, int r);
+
+/* A gather's or scatter's sides (shmcoll_rooted.c): n bytes at off of
+ * op's input into to, or from from into op's output at off, through the
+ * side's accessor where it has one; the root's own block of n bytes from
+ * from of its input to to of its output (nothing in place). */
+void hc_shmcoll_rooted_get(const hc_shmcoll_op_t *op, size_t off, void *to,
+                           size_t n);
+void hc_shmcoll_rooted_put(const hc_shmcoll_op_t *op, size_t off,
+                           const void *from, size_t n);
+void hc_shmcoll_rooted_own(const hc_shmcoll_op_t *op, size_t from, size_t to,
+                           size_t n);
+
+/* A blocking Gather(v) (gather) or Scatter(v) whose turn has come on sc
+ * and whose blocks at this rank all fit a small buffer (shmcoll.c, small
+ * blocking collectives whose turn has come): the op's steps in one go,
+ * straight from the arguments.  in, out, mine (this rank's block, or
+ * every block where counts is NULL), counts and displs as the op's (NULL
+ * in or out at the root: in place).  HC_ERR_NOT_SUPPORTED, nothing done,
+ * where a flag it needs is not there yet, a rank's block is a message's
+ * (above a small buffer) or a sender's is empty: the op's path then runs
+ * it. */
+hc_status_t hc_shmcoll_rooted_now(hc_shmcoll_t *sc, hcomm_comm_t *comm,
+                                  int gather, const unsigned char *in,
+                                  unsigned char *out, size_t mine,
+                                  const size_t *counts, const size_t *displs,
+                                  int root);
 
 /* *failed: 1 on every rank of comm when it was 1 on any (a schedule
  * allreduce). */

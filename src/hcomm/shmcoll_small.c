@@ -10,6 +10,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "hcomm/comm.h"
 #include "hcomm/core.h"
@@ -169,6 +170,68 @@ int hc_shmcoll_op_now_locked(hc_shmcoll_op_t *op) {
     return 0;
   return shmcoll_bcast_now_locked(op->sc, op->comm, op->out, op->size,
                                   op->root);
+}
+
+hc_status_t hc_shmcoll_rooted_now(hc_shmcoll_t *sc, hcomm_comm_t *comm,
+                                  int gather, const unsigned char *in,
+                                  unsigned char *out, size_t mine,
+                                  const size_t *counts, const size_t *displs,
+                                  int root) {
+  size_t small = sc->small;
+  int me = sc->rank, is_root = me == root;
+  if (is_root && counts != NULL) {
+    for (int r = 0; r < sc->size; r++)
+      if (counts[r] > small) /* a message's */
+        return HC_ERR_NOT_SUPPORTED;
+  } else if (mine == 0 || mine > small) {
+    return HC_ERR_NOT_SUPPORTED; /* empty, or a message */
+  }
+  if (!shmcoll_now_enter(sc, comm))
+    return HC_ERR_NOT_SUPPORTED;
+  uint32_t s = sc->seq + 1;
+  /* Senders (a gather) and the root (a scatter) fill buffers; the others
+   * read what was posted. */
+  int ready = gather != is_root
+                  ? shmcoll_all_done(sc, shmcoll_reuse(sc, s, small))
+                  : shmcoll_now_ready(sc, SHMCOLL_POSTED,
+                                      is_root ? SHMCOLL_ALL : root, s);
+  if (!ready) {
+    hc_engine_unlock();
+    return HC_ERR_NOT_SUPPORTED;
+  }
+  comm->coll_seq++; /* as hc_shmcoll_run: the tag the op would take */
+  _Atomic uint32_t *flag = sc->lines[me].flag;
+  if (gather && !is_root) {
+    hc_copy_small(shmcoll_buf(sc, me, s, small), in, mine);
+    atomic_store_explicit(&flag[SHMCOLL_DONE], s, memory_order_relaxed);
+    shmcoll_publish(sc, SHMCOLL_POSTED, s);
+  } else if (gather) {
+    for (int r = 0; r < sc->size; r++) {
+      unsigned char *block = out + hc_shmcoll_block_at(displs, mine, r);
+      size_t n = hc_shmcoll_block_len(counts, mine, r);
+      if (r != me && n > 0)
+        hc_copy_small(block, shmcoll_buf(sc, r, s, small), n);
+      else if (r == me && in != NULL && in != block) /* not in place */
+        memcpy(block, in, n);
+    }
+    shmcoll_publish(sc, SHMCOLL_DONE, s);
+  } else if (is_root) {
+    for (int r = 0; r < sc->size; r++) {
+      const unsigned char *block = in + hc_shmcoll_block_at(displs, mine, r);
+      size_t n = hc_shmcoll_block_len(counts, mine, r);
+      if (r != me && n > 0)
+        hc_copy_small(shmcoll_buf(sc, r, s, small), block, n);
+      else if (r == me && out != NULL) /* not in place */
+        memcpy(out, block, n);
+    }
+    atomic_store_explicit(&flag[SHMCOLL_DONE], s, memory_order_relaxed);
+    shmcoll_publish(sc, SHMCOLL_POSTED, s);
+  } else {
+    hc_copy_small(out, shmcoll_buf(sc, me, s, small), mine);
+    shmcoll_publish(sc, SHMCOLL_DONE, s);
+  }
+  shmcoll_now_leave(sc, s);
+  return HC_OK;
 }
 
 /* root -1: an Allreduce.  As shmcoll_reduce_step's whole reduction: the

@@ -354,17 +354,21 @@ static size_t *move_stream_table(hc_mpi_coll_t *cx, const hc_mpi_type_t *t,
 
 /* Gather(v) (gather) or Scatter(v) on an intracommunicator where this
  * rank has a side worth streaming: its sides go to the engine as
- * accessors (hcomm_gatherv_acc, hcomm_scatterv_acc).  "one" is this rank's
- * block (the send side of a gather, the receive side of a scatter;
- * MPI_IN_PLACE at the root), "many" the root's per-rank blocks.
- * MOVE_PLAIN when this rank has no such side, or the engine's pattern
- * there would not be linear. */
+ * accessors (hcomm_gatherv_acc, hcomm_scatterv_acc; in_segment, a blocking
+ * v-form in the segment: hcomm_gatherv_stream, hcomm_scatterv_stream).
+ * "one" is this rank's block (the send side of a gather, the receive side
+ * of a scatter; MPI_IN_PLACE at the root), "many" the root's per-rank
+ * blocks.  MOVE_PLAIN when this rank has no such side, or the engine's
+ * pattern there would not be linear, or a fixed form in the segment. */
 static int move_rooted_stream(const char *fn, hc_mpi_comm_t *c, int gather,
                               int is_root, void *one, const hc_mpi_type_t *ot,
                               MPI_Count one_count, void *many,
                               const hc_mpi_type_t *mt, hc_mpi_vec_t counts,
                               hc_mpi_vec_t displs, int vform, int root,
-                              MPI_Request *request, int persist) {
+                              MPI_Request *request, int persist,
+                              int in_segment) {
+  if (in_segment && !vform) /* its blocks are too small to stream */
+    return MOVE_PLAIN;
   int size = hcomm_comm_size(c->engine), in_place = one == MPI_IN_PLACE;
   size_t block = is_root ? move_bytes(mt, hc_mpi_vec_at(counts, 0))
                          : move_bytes(ot, one_count);
@@ -394,6 +398,14 @@ static int move_rooted_stream(const char *fn, hc_mpi_comm_t *c, int gather,
          bytes = vform ? one_bytes : block;
   if (is_root && vform && tab == NULL)
     ; /* a negative displacement: no stream offset for it */
+  else if (in_segment)
+    return hc_mpi_raise_status(
+        c, fn,
+        hc_mpi_coll_end(
+            cx, gather ? hcomm_gatherv_stream(oacc, bytes, macc, tab, offs,
+                                              root, c->engine)
+                       : hcomm_scatterv_stream(macc, tab, offs, oacc, bytes,
+                                               root, c->engine)));
   else if (gather)
     st = hcomm_gatherv_acc(oacc, bytes, macc, vform, tab, offs, root, c->engine,
                            persist, &eng);
@@ -409,16 +421,52 @@ static int move_rooted_stream(const char *fn, hc_mpi_comm_t *c, int gather,
 
 /* ---- gather -------------------------------------------------------------- */
 
-/* A blocking Gather or Scatter (on an intracommunicator) that the engine
- * runs in the node's shared segment (the same answer on every rank; block:
- * its block in bytes): then every rank hands it packed views.  Only blocks
- * so small that no rank streams (move_rooted_stream, whose messages would
- * miss the segment's turn) are taken there.  The v-forms stay with the
- * schedule: a rank cannot tell whether another streams its blocks. */
+/* A blocking Gather(v) or Scatter(v) (on an intracommunicator) that the
+ * engine runs in the node's shared segment (the same answer on every
+ * rank; block: the fixed form's block in bytes): then every rank hands it
+ * packed views, or in the v-forms its sides' streams where it has a side
+ * worth streaming (move_rooted_stream), and every rank takes the
+ * segment's turn alike.  The fixed forms' blocks there are too small to
+ * stream. */
 static int move_rooted_in_segment(hc_mpi_comm_t *c, const MPI_Request *request,
                                   int persist, int vform, size_t block) {
-  return request == NULL && !persist && !vform &&
-         hcomm_rooted_in_segment(c->engine, 0, block);
+  return request == NULL && !persist &&
+         hcomm_rooted_in_segment(c->engine, vform, block);
+}
+
+/* A blocking Gatherv (gather) or Scatterv in the segment, its arguments
+ * checked, whose sides on this rank are dense types in host memory on a
+ * small communicator: the engine takes the user's buffers as they are,
+ * the root's table on the stack (no views, nothing allocated; as
+ * move_allgatherv_direct).  "one" and "many" as move_rooted_stream's.
+ * 0: not such a call, nothing done; 1: done, *rc its result. */
+static int move_rooted_direct(const char *fn, hc_mpi_comm_t *c, int gather,
+                              int is_root, int size, void *one,
+                              const hc_mpi_type_t *ot, MPI_Count one_count,
+                              void *many, const hc_mpi_type_t *mt,
+                              hc_mpi_vec_t counts, hc_mpi_vec_t displs,
+                              int root, int *rc) {
+  size_t bytes[HC_MPI_COLL_STACK_RANKS], offs[HC_MPI_COLL_STACK_RANKS];
+  int in_place = one == MPI_IN_PLACE;
+  if (size > HC_MPI_COLL_STACK_RANKS ||
+      (!in_place && !hc_mpi_coll_direct(one, ot)) ||
+      (is_root && !hc_mpi_coll_direct(many, mt)))
+    return 0;
+  for (int i = 0; is_root && i < size; i++) {
+    MPI_Count d = hc_mpi_vec_at(displs, i);
+    if (d < 0)
+      return 0;
+    bytes[i] = move_bytes(mt, hc_mpi_vec_at(counts, i));
+    offs[i] = (size_t)(d * mt->extent);
+  }
+  void *mine = in_place ? HCOMM_IN_PLACE : one;
+  size_t mine_bytes = in_place ? 0 : move_bytes(ot, one_count);
+  const size_t *tb = is_root ? bytes : NULL, *to = is_root ? offs : NULL;
+  *rc = hc_mpi_raise_status(
+      c, fn,
+      gather ? hcomm_gatherv(mine, mine_bytes, many, tb, to, root, c->engine)
+             : hcomm_scatterv(many, tb, to, mine, mine_bytes, root, c->engine));
+  return 1;
 }
 
 /* The send side of a rooted collective: type and count checked, bytes
@@ -488,10 +536,15 @@ static int move_gather(const char *fn, const void *sendbuf, MPI_Count sendcount,
                     c, request, persist, vform,
                     is_root ? move_bytes(rt, hc_mpi_vec_at(recvcounts, 0))
                             : move_bytes(st, sendcount));
-  if (!inter && !in_segment) {
+  if (in_segment && vform &&
+      move_rooted_direct(fn, c, 1, is_root, size, (void *)sendbuf, st,
+                         sendcount, recvbuf, rt, recvcounts, displs, root,
+                         &rc))
+    return rc;
+  if (!inter) {
     rc = move_rooted_stream(fn, c, 1, is_root, (void *)sendbuf, st, sendcount,
                             recvbuf, rt, recvcounts, displs, vform, root,
-                            request, persist);
+                            request, persist, in_segment);
     if (rc != MOVE_PLAIN)
       return rc;
   }
@@ -514,10 +567,13 @@ static int move_gather(const char *fn, const void *sendbuf, MPI_Count sendcount,
   if (sz == NULL || sview == NULL || (is_root && rview == NULL))
     return hc_mpi_coll_nomem(fn, c, cx);
   size_t bytes = is_root ? sz[0] : sbytes;
-  if (in_segment) /* a fixed form */
+  if (in_segment)
     return hc_mpi_raise_status(
         c, fn,
-        hc_mpi_coll_end(cx, hcomm_gather(sview, bytes, rview, root, c->engine)));
+        hc_mpi_coll_end(cx, vform ? hcomm_gatherv(sview, sbytes, rview, sz,
+                                                  sz + size, root, c->engine)
+                                  : hcomm_gather(sview, bytes, rview, root,
+                                                 c->engine)));
   if (inter && vform)
     rc = hcomm_inter_gatherv(sview, sbytes, rview, sz, sz + size, root,
                               c->engine, persist, &eng);
@@ -551,34 +607,60 @@ static long long move_fast_side(hc_mpi_coll_fast_t *f, const void *buf,
   return (long long)count * (long long)t->size;
 }
 
-/* The fast path of a blocking Gather (gather) or Scatter on an
+/* The fast path of a blocking Gather(v) (gather) or Scatter(v) on an
  * intracommunicator (hc_mpi_coll_fast): "one" is this rank's block (the
- * send side of a gather), "many" the root's blocks; both of predefined
- * dense types in host memory, the root's two sides alike in bytes.  Its
- * result, or -1 when the call goes the general way (which checks and
- * raises).  The engine chooses the segment or the schedule. */
+ * send side of a gather), "many" the root's blocks (counts, and in the
+ * v-forms displs, elements; the root's table on the stack); both of
+ * predefined dense types in host memory, the root's two sides alike in
+ * bytes.  Its result, or -1 when the call goes the general way (which
+ * checks and raises).  The engine chooses the segment or the schedule. */
 static int move_rooted_fast(const char *fn, int gather, const void *one,
                             MPI_Count one_count, MPI_Datatype one_type,
-                            const void *many, MPI_Count many_count,
+                            const void *many, hc_mpi_vec_t counts,
+                            hc_mpi_vec_t displs, int vform,
                             MPI_Datatype many_type, int root, MPI_Comm comm) {
   hc_mpi_comm_t *c = hc_mpi_comm_try(comm);
   hc_mpi_coll_fast_t *f = c != NULL ? hc_mpi_coll_fast(c) : NULL;
-  if (f == NULL || root < 0 || root >= f->size)
+  if (f == NULL || root < 0 || root >= f->size ||
+      (vform && f->size > HC_MPI_COLL_STACK_RANKS))
     return -1;
   int is_root = f->rank == root;
   long long bytes = move_fast_side(f, one, one_count, one_type, is_root);
+  size_t sizes[HC_MPI_COLL_STACK_RANKS], offs[HC_MPI_COLL_STACK_RANKS];
   if (is_root) {
-    long long each = move_fast_side(f, many, many_count, many_type, 0);
+    if (vform &&
+        (hc_mpi_vec_ptr(counts) == NULL || hc_mpi_vec_ptr(displs) == NULL))
+      return -1;
+    long long each = move_fast_side(
+        f, many, hc_mpi_vec_at(counts, vform ? root : 0), many_type, 0);
     if (each < 0 || (one != MPI_IN_PLACE && bytes != each))
       return -1;
     bytes = each;
+    const hc_mpi_type_t *t = hc_mpi_coll_fast_move(f, many_type);
+    for (int r = 0; vform && r < f->size; r++) {
+      long long n =
+          move_fast_side(f, many, hc_mpi_vec_at(counts, r), many_type, 0);
+      MPI_Count d = hc_mpi_vec_at(displs, r);
+      if (n < 0 || d < 0 || d > HC_MPI_COLL_FAST_BLOCK_MAX)
+        return -1; /* (no overflow below it) */
+      sizes[r] = (size_t)n;
+      offs[r] = (size_t)d * t->size;
+    }
   }
   if (bytes < 0 || !hc_mpi_coll_host(one == MPI_IN_PLACE ? NULL : one,
                                      is_root ? many : NULL))
     return -1;
   const void *in = one == MPI_IN_PLACE ? HCOMM_IN_PLACE : one;
-  hc_status_t st =
-      gather ? hcomm_gather(in, (size_t)bytes, (void *)many, root, c->engine)
+  const size_t *tb = is_root ? sizes : NULL, *to = is_root ? offs : NULL;
+  hc_status_t st;
+  if (vform)
+    st = gather ? hcomm_gatherv(in, (size_t)bytes, (void *)many, tb, to, root,
+                                c->engine)
+                : hcomm_scatterv(many, tb, to, (void *)in, (size_t)bytes, root,
+                                 c->engine);
+  else
+    st = gather
+             ? hcomm_gather(in, (size_t)bytes, (void *)many, root, c->engine)
              : hcomm_scatter(many, (size_t)bytes, (void *)in, root, c->engine);
   return hc_mpi_raise_status(c, fn, st);
 }
@@ -590,7 +672,8 @@ static int move_gather_entry(const char *fn, const void *sendbuf,
                              MPI_Datatype recvtype, int root, MPI_Comm comm) {
   uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
   int rc = move_rooted_fast(fn, 1, sendbuf, sendcount, sendtype, recvbuf,
-                            recvcount, recvtype, root, comm);
+                            hc_mpi_vec_wide(&recvcount), hc_mpi_vec_int(NULL),
+                            0, recvtype, root, comm);
   if (rc < 0)
     rc = move_gather(fn, sendbuf, sendcount, sendtype, recvbuf,
                      hc_mpi_vec_wide(&recvcount), hc_mpi_vec_int(NULL), 0,
@@ -654,8 +737,11 @@ static int move_gatherv_entry(const char *fn, const void *sendbuf,
                               hc_mpi_vec_t displs, MPI_Datatype recvtype,
                               int root, MPI_Comm comm) {
   uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
-  int rc = move_gather(fn, sendbuf, sendcount, sendtype, recvbuf, recvcounts,
-                       displs, 1, recvtype, root, comm, NULL, 0);
+  int rc = move_rooted_fast(fn, 1, sendbuf, sendcount, sendtype, recvbuf,
+                            recvcounts, displs, 1, recvtype, root, comm);
+  if (rc < 0)
+    rc = move_gather(fn, sendbuf, sendcount, sendtype, recvbuf, recvcounts,
+                     displs, 1, recvtype, root, comm, NULL, 0);
   return t0 ? hc_mpi_trace_end(rc, HC_TRACE_MPI_GATHERV, t0, root, -1,
                                hc_mpi_trace_bytes(sendcount, sendtype))
             : rc;
@@ -822,10 +908,14 @@ static int move_scatter(const char *fn, const void *sendbuf,
                     c, request, persist, vform,
                     is_root ? move_bytes(st, hc_mpi_vec_at(sendcounts, 0))
                             : move_bytes(rt, recvcount));
-  if (!inter && !in_segment) {
+  if (in_segment && vform &&
+      move_rooted_direct(fn, c, 0, is_root, size, recvbuf, rt, recvcount,
+                         (void *)sendbuf, st, sendcounts, displs, root, &rc))
+    return rc;
+  if (!inter) {
     rc = move_rooted_stream(fn, c, 0, is_root, recvbuf, rt, recvcount,
                             (void *)sendbuf, st, sendcounts, displs, vform,
-                            root, request, persist);
+                            root, request, persist, in_segment);
     if (rc != MOVE_PLAIN)
       return rc;
   }
@@ -847,11 +937,13 @@ static int move_scatter(const char *fn, const void *sendbuf,
   if (sz == NULL || rview == NULL || (is_root && sview == NULL))
     return hc_mpi_coll_nomem(fn, c, cx);
   size_t bytes = is_root ? sz[0] : rbytes;
-  if (in_segment) /* a fixed form */
+  if (in_segment)
     return hc_mpi_raise_status(
         c, fn,
-        hc_mpi_coll_end(cx,
-                        hcomm_scatter(sview, bytes, rview, root, c->engine)));
+        hc_mpi_coll_end(cx, vform ? hcomm_scatterv(sview, sz, sz + size, rview,
+                                                   rbytes, root, c->engine)
+                                  : hcomm_scatter(sview, bytes, rview, root,
+                                                  c->engine)));
   if (inter && vform)
     rc = hcomm_inter_scatterv(sview, sz, sz + size, rview, rbytes, root,
                                c->engine, persist, &eng);
@@ -877,7 +969,8 @@ static int move_scatter_entry(const char *fn, const void *sendbuf,
                               MPI_Datatype recvtype, int root, MPI_Comm comm) {
   uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
   int rc = move_rooted_fast(fn, 0, recvbuf, recvcount, recvtype, sendbuf,
-                            sendcount, sendtype, root, comm);
+                            hc_mpi_vec_wide(&sendcount), hc_mpi_vec_int(NULL),
+                            0, sendtype, root, comm);
   if (rc < 0)
     rc = move_scatter(fn, sendbuf, hc_mpi_vec_wide(&sendcount),
                       hc_mpi_vec_int(NULL), 0, sendtype, recvbuf, recvcount,
@@ -941,8 +1034,11 @@ static int move_scatterv_entry(const char *fn, const void *sendbuf,
                                MPI_Count recvcount, MPI_Datatype recvtype,
                                int root, MPI_Comm comm) {
   uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
-  int rc = move_scatter(fn, sendbuf, sendcounts, displs, 1, sendtype, recvbuf,
-                        recvcount, recvtype, root, comm, NULL, 0);
+  int rc = move_rooted_fast(fn, 0, recvbuf, recvcount, recvtype, sendbuf,
+                            sendcounts, displs, 1, sendtype, root, comm);
+  if (rc < 0)
+    rc = move_scatter(fn, sendbuf, sendcounts, displs, 1, sendtype, recvbuf,
+                      recvcount, recvtype, root, comm, NULL, 0);
   return t0 ? hc_mpi_trace_end(rc, HC_TRACE_MPI_SCATTERV, t0, root, -1,
                                hc_mpi_trace_bytes(recvcount, recvtype))
             : rc;

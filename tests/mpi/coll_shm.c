@@ -34,8 +34,9 @@
  *                       and freed before it), alltoall-init-large (blocks
  *                       read from their senders), bcast-init-small,
  *                       reduce-init-small (4 ints, root 0: a deep
- *                       lane), gather, gather-root,
- *                       scatter, scatter-root (2 ints per rank in the
+ *                       lane), gather, gather-root, scatter, scatter-root,
+ *                       gatherv, gatherv-root, scatterv, scatterv-root
+ *                       (2 ints per rank in the
  *                       segment; -root: the victim is the root)); the
  *                       survivors
  *                       must get MPIX_ERR_PROC_FAILED from one of their
@@ -433,6 +434,12 @@ static int run_kind(const char *kind, int round)
     /* Gather, Scatter: 2 ints per rank in the segment; the -root kinds
      * with the victim as root. */
     int victim_root = strstr(kind, "-root") != NULL ? VICTIM : 0;
+    if (strncmp(kind, "gatherv", 7) == 0)
+        return MPI_Gatherv(in, 2, MPI_INT, all_out, counts, displs, MPI_INT, victim_root,
+                           MPI_COMM_WORLD);
+    if (strncmp(kind, "scatterv", 8) == 0)
+        return MPI_Scatterv(all_in, counts, displs, MPI_INT, out, 2, MPI_INT, victim_root,
+                            MPI_COMM_WORLD);
     if (strncmp(kind, "gather", 6) == 0)
         return MPI_Gather(in, 2, MPI_INT, all_out, 2, MPI_INT, victim_root, MPI_COMM_WORLD);
     if (strncmp(kind, "scatter", 7) == 0)

@@ -131,12 +131,15 @@ for kind in barrier bcast bcast-root bcast-large bcast-large-root reduce allredu
     reduce_scatter_block; do
     kill_case 4 $kind
 done
-# Gather and Scatter in the segment (the victim a sender or the root).
-for kind in gather gather-root scatter scatter-root; do
+# Gather(v) and Scatter(v) in the segment (the victim a sender or the root).
+for kind in gather gather-root scatter scatter-root gatherv gatherv-root scatterv \
+    scatterv-root; do
     kill_case 4 $kind
 done
 kill_case 2 gather
 kill_case 3 scatter-root
+kill_case 3 gatherv
+kill_case 2 scatterv-root
 # Large bcasts are read from the root's buffer by default (above); the
 # segment's pipeline when that is off.
 HCMPI_COLL_SHM_BCAST_READ_MIN=0 kill_case 4 bcast-large

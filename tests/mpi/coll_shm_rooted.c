@@ -1,7 +1,8 @@
 /* Gather(v) and Scatter(v) on a communicator of one node: the blocking
  * Gather and Scatter of blocks of at most a small buffer (512 bytes, 64
- * KiB in all) run in its shared-memory segment (src/hcomm/shmcoll.c), the
- * rest by the schedules; checked byte by byte against a serial reference.
+ * KiB in all) and every blocking Gatherv and Scatterv run in its
+ * shared-memory segment (src/hcomm/shmcoll_rooted.c), the rest by the
+ * schedules; checked byte by byte against a serial reference.
  *
  *   coll_shm_rooted          every root of MPI_COMM_WORLD and of a split
  *                            whose order is reversed: Gatherv and Scatterv
@@ -12,10 +13,14 @@
  *                            place at the root and not; the same with a
  *                            strided type at the root and at the senders
  *                            (packed views); Gather and Scatter of 1 to
- *                            300 ints.  Gather and Scatter of blocks of at
- *                            most 512 bytes (in place and not) move no
- *                            transport message on 2 or more ranks (MPI_T
- *                            counters).
+ *                            300 ints; Gatherv and Scatterv of blocks of
+ *                            20000 strided ints (above 64 KiB, where a
+ *                            derived type would stream) at the root and
+ *                            one other rank beside others' 100 plain ints
+ *                            and empty blocks.  Gather(v) and Scatter(v)
+ *                            of blocks of at most 512 bytes (in place and
+ *                            not, plain and strided) move no transport
+ *                            message on 2 or more ranks (MPI_T counters).
  *   coll_shm_rooted plain    results only (segments off, tcp, another MPI).
  */
 #include "mpitest.h"
@@ -53,59 +58,116 @@ static void layout(int n, int it, int small, int *counts, int *displs, int *tota
     *total = at;
 }
 
-/* stride: 1 plain ints, 2 a type of one int every two (root side: rtype). */
-static void gatherv_case(MPI_Comm comm, int it, int small, int inplace, int stride)
+/* A side of a v-form: its type, and the ints it spans per element (1
+ * plain ints, 2 a type of one int every two). */
+typedef struct side {
+    MPI_Datatype type;
+    int stride;
+} side_t;
+
+/* Gatherv to root of counts[r] ints of every rank r at displs (total
+ * elements in all, gaps included), checked with its gaps, then Scatterv
+ * of them back (plus one), checked: at the root through side many, at
+ * each rank's own block through side one (in place at the root where
+ * inplace). */
+static void gatherv_scatterv(MPI_Comm comm, int it, int root, const int *counts,
+                             const int *displs, int total, side_t many, side_t one,
+                             int inplace)
 {
     int rank, n;
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &n);
+    size_t cells = (size_t)total * (size_t)many.stride + 1, ms = (size_t)many.stride;
+    int *all = mt_malloc(sizeof(int) * cells);
+    int *mine = mt_malloc(sizeof(int) * ((size_t)counts[rank] * (size_t)one.stride + 1));
+    for (size_t k = 0; k < cells; k++)
+        all[k] = GAP;
+    for (int i = 0; i < counts[rank]; i++)
+        mine[i * one.stride] = elem(rank, root, it, i);
+    int self = rank == root && inplace;
+    if (self)
+        for (int i = 0; i < counts[rank]; i++)
+            all[(size_t)(displs[rank] + i) * ms] = elem(rank, root, it, i);
+    CHECK(MPI_Gatherv(self ? MPI_IN_PLACE : mine, counts[rank], one.type, all, counts, displs,
+                      many.type, root, comm) == MPI_SUCCESS,
+          "gatherv");
+    for (int r = 0; rank == root && r < n; r++) {
+        for (int i = 0; i < counts[r]; i++)
+            CHECK(all[(size_t)(displs[r] + i) * ms] == elem(r, root, it, i),
+                  "gatherv it %d root %d stride %d: rank %d's [%d] is %d", it, root, many.stride,
+                  r, i, all[(size_t)(displs[r] + i) * ms]);
+        for (int g = 0; g < 2; g++)
+            CHECK(all[(size_t)(displs[r] + counts[r] + g) * ms] == GAP, "gatherv wrote a gap");
+    }
+    /* scatter back what the root holds (the senders' elements + 1) */
+    for (int r = 0; rank == root && r < n; r++)
+        for (int i = 0; i < counts[r]; i++)
+            all[(size_t)(displs[r] + i) * ms] += 1;
+    for (int i = 0; i < counts[rank]; i++)
+        mine[i * one.stride] = GAP;
+    CHECK(MPI_Scatterv(all, counts, displs, many.type, self ? MPI_IN_PLACE : mine, counts[rank],
+                       one.type, root, comm) == MPI_SUCCESS,
+          "scatterv");
+    for (int i = 0; i < counts[rank]; i++) {
+        int got = self ? all[(size_t)(displs[rank] + i) * ms] : mine[i * one.stride];
+        CHECK(got == elem(rank, root, it, i) + 1, "scatterv it %d root %d stride %d: [%d] is %d",
+              it, root, one.stride, i, got);
+    }
+    free(all);
+    free(mine);
+}
+
+static MPI_Datatype every_other_int(void)
+{
+    MPI_Datatype t;
+    MPI_Type_create_resized(MPI_INT, 0, 2 * (MPI_Aint)sizeof(int), &t);
+    MPI_Type_commit(&t);
+    return t;
+}
+
+/* stride: 1 plain ints, 2 one int every two, at every side. */
+static void gatherv_case(MPI_Comm comm, int it, int small, int inplace, int stride)
+{
+    int n;
+    MPI_Comm_size(comm, &n);
     int *counts = mt_malloc(sizeof(int) * (size_t)n), *displs = mt_malloc(sizeof(int) * (size_t)n);
     int total;
     layout(n, it, small, counts, displs, &total);
-    MPI_Datatype every_other;
-    MPI_Type_create_resized(MPI_INT, 0, 2 * (MPI_Aint)sizeof(int), &every_other);
-    MPI_Type_commit(&every_other);
-    MPI_Datatype t = stride == 2 ? every_other : MPI_INT;
+    MPI_Datatype every_other = every_other_int();
+    side_t both = {stride == 2 ? every_other : MPI_INT, stride};
+    for (int root = 0; root < n; root++)
+        gatherv_scatterv(comm, it, root, counts, displs, total, both, both, inplace);
+    MPI_Type_free(&every_other);
+    free(counts);
+    free(displs);
+}
+
+/* Large and small blocks of derived and plain types together: the root's
+ * own block and one other rank's are 20000 ints (above 64 KiB, the size
+ * from which a derived type would stream its blocks as messages), sent
+ * and received one int every two; every third rank's is empty, the
+ * others' 100 plain ints (a small buffer's).  The root's side is strided
+ * throughout, so the root alone would stream; every rank must still take
+ * the same path. */
+static void mixed_case(MPI_Comm comm, int it, int inplace)
+{
+    enum { BIG = 20000, SMALL = 100 };
+    int rank, n;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &n);
+    int *counts = mt_malloc(sizeof(int) * (size_t)n), *displs = mt_malloc(sizeof(int) * (size_t)n);
+    MPI_Datatype every_other = every_other_int();
+    side_t strided = {every_other, 2}, plain = {MPI_INT, 1};
     for (int root = 0; root < n; root++) {
-        size_t cells = (size_t)total * (size_t)stride + 1;
-        int *all = mt_malloc(sizeof(int) * cells), *mine = mt_malloc(sizeof(int) * (300 * 2 + 1));
-        for (size_t k = 0; k < cells; k++)
-            all[k] = GAP;
-        for (int i = 0; i < counts[rank]; i++)
-            mine[i * stride] = elem(rank, root, it, i);
-        int self = rank == root && inplace;
-        if (self)
-            for (int i = 0; i < counts[rank]; i++)
-                all[(size_t)(displs[rank] + i) * (size_t)stride] = elem(rank, root, it, i);
-        /* gather: the root's side of type t; the senders' too */
-        CHECK(MPI_Gatherv(self ? MPI_IN_PLACE : mine, counts[rank], t, all, counts, displs, t,
-                          root, comm) == MPI_SUCCESS,
-              "gatherv");
-        for (int r = 0; rank == root && r < n; r++) {
-            for (int i = 0; i < counts[r]; i++)
-                CHECK(all[(size_t)(displs[r] + i) * (size_t)stride] == elem(r, root, it, i),
-                      "gatherv it %d root %d stride %d: rank %d's [%d] is %d", it, root, stride,
-                      r, i, all[(size_t)(displs[r] + i) * (size_t)stride]);
-            for (int g = 0; g < 2; g++)
-                CHECK(all[(size_t)(displs[r] + counts[r] + g) * (size_t)stride] == GAP,
-                      "gatherv wrote a gap");
+        int total = 0;
+        for (int r = 0; r < n; r++)
+            counts[r] = r == root || r == (root + 1) % n ? BIG : r % 3 == 1 ? 0 : SMALL;
+        for (int r = n - 1; r >= 0; r--) { /* reverse order, a gap of 2 after each */
+            displs[r] = total;
+            total += counts[r] + 2;
         }
-        /* scatter back what the root holds (the senders' elements + 1) */
-        for (int r = 0; rank == root && r < n; r++)
-            for (int i = 0; i < counts[r]; i++)
-                all[(size_t)(displs[r] + i) * (size_t)stride] += 1;
-        for (int i = 0; i < counts[rank]; i++)
-            mine[i * stride] = GAP;
-        CHECK(MPI_Scatterv(all, counts, displs, t, self ? MPI_IN_PLACE : mine, counts[rank], t,
-                           root, comm) == MPI_SUCCESS,
-              "scatterv");
-        const int *got = self ? all + (size_t)displs[rank] * (size_t)stride : mine;
-        for (int i = 0; i < counts[rank]; i++)
-            CHECK(got[i * stride] == elem(rank, root, it, i) + 1,
-                  "scatterv it %d root %d stride %d: [%d] is %d", it, root, stride, i,
-                  got[i * stride]);
-        free(all);
-        free(mine);
+        gatherv_scatterv(comm, it, root, counts, displs, total, strided,
+                         counts[rank] == BIG ? strided : plain, inplace);
     }
     MPI_Type_free(&every_other);
     free(counts);
@@ -148,20 +210,20 @@ static void fixed_case(MPI_Comm comm, int it, int each, int inplace)
     }
 }
 
-/* Gather and Scatter of blocks of at most the small buffer: no message
- * moves; the v-forms' small blocks (the schedule). */
+/* Gather(v) and Scatter(v) of blocks of at most the small buffer, plain
+ * and strided: no message moves. */
 static void small_round(MPI_Comm comm, int it)
 {
     unsigned long long before = messages_sent();
     for (int inplace = 0; inplace < 2; inplace++) {
         fixed_case(comm, it, 1, inplace);
         fixed_case(comm, it, 128, inplace);
+        for (int stride = 1; stride <= 2; stride++)
+            gatherv_case(comm, it, 1, inplace, stride);
     }
     if (counted)
         CHECK(messages_sent() == before, "small gathers and scatters sent %llu messages",
               messages_sent() - before);
-    for (int inplace = 0; inplace < 2; inplace++)
-        gatherv_case(comm, it, 1, inplace, 1);
 }
 
 static void any_round(MPI_Comm comm, int it)
@@ -171,6 +233,8 @@ static void any_round(MPI_Comm comm, int it)
             gatherv_case(comm, it, 0, inplace, stride);
     fixed_case(comm, it, 129, 0);
     fixed_case(comm, it, 300, 1);
+    for (int inplace = 0; inplace < 2; inplace++)
+        mixed_case(comm, it, inplace);
 }
 
 int main(int argc, char **argv)

@@ -1,6 +1,6 @@
 #!/bin/sh
-# coll_shm_rooted.c: blocking Gather and Scatter of small blocks in the
-# communicator's shared-memory segment, Gatherv and Scatterv beside them,
+# coll_shm_rooted.c: blocking Gather and Scatter of small blocks and every
+# Gatherv and Scatterv in the communicator's shared-memory segment,
 # checked byte by byte, with no transport message for small blocks, on 1,
 # 2, 3, 5 and 8 ranks; with every wait asleep; with the segments off and over tcp
 # (the same results by messages).

@@ -279,6 +279,22 @@ hc_status_t hc_shmcoll_scatter(int vform, const void *sendbuf,
   return HC_ERR_NOT_SUPPORTED;
 }
 
+hc_status_t hc_shmcoll_gatherv_acc(const hcomm_accessor_t *sacc, size_t sbytes,
+                                   const hcomm_accessor_t *racc,
+                                   const size_t *rbytes, const size_t *roffs,
+                                   int root, hcomm_comm_t *comm) {
+  (void)sacc, (void)sbytes, (void)racc, (void)rbytes, (void)roffs, (void)root, (void)comm;
+  return HC_ERR_NOT_SUPPORTED;
+}
+
+hc_status_t hc_shmcoll_scatterv_acc(const hcomm_accessor_t *sacc,
+                                    const size_t *sbytes, const size_t *soffs,
+                                    const hcomm_accessor_t *racc, size_t rbytes,
+                                    int root, hcomm_comm_t *comm) {
+  (void)sacc, (void)sbytes, (void)soffs, (void)racc, (void)rbytes, (void)root, (void)comm;
+  return HC_ERR_NOT_SUPPORTED;
+}
+
 int hc_shmcoll_rooted_takes(hcomm_comm_t *comm, int vform, size_t bytes) {
   (void)comm, (void)vform, (void)bytes;
   return 0;

@@ -1,0 +1,268 @@
+/*
+ * Gather and scatter (their v-forms too) through one node's segment
+ * (shmcoll_impl.h): every block of at most a small buffer moves through
+ * its sender's or receiver's small buffer in one chunk (the steps,
+ * shmcoll.c), the larger ones as messages between their rank and the root
+ * once that chunk is done, on the tag the collective took.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "hcomm/coll.h"
+#include "hcomm/comm.h"
+#include "hcomm/core.h"
+#include "hcomm/nbc.h"
+#include "hcomm/shmcoll_impl.h"
+
+void hc_shmcoll_rooted_get(const hc_shmcoll_op_t *op, size_t off, void *to,
+                           size_t n) {
+  if (op->in_acc != NULL)
+    op->in_acc->pack(op->in_acc->ctx, off, to, n);
+  else
+    memcpy(to, op->in + off, n);
+}
+
+void hc_shmcoll_rooted_put(const hc_shmcoll_op_t *op, size_t off,
+                           const void *from, size_t n) {
+  if (op->out_acc != NULL)
+    op->out_acc->unpack(op->out_acc->ctx, off, from, n);
+  else
+    memcpy(op->out + off, from, n);
+}
+
+/* Bytes of the root's own block that move at a time between two sides
+ * of which one is an accessor's stream. */
+#define SHMCOLL_ROOTED_OWN_CHUNK ((size_t)4 << 10)
+
+void hc_shmcoll_rooted_own(const hc_shmcoll_op_t *op, size_t from, size_t to,
+                           size_t n) {
+  int has_in = op->in != NULL || op->in_acc != NULL;
+  int has_out = op->out != NULL || op->out_acc != NULL;
+  if (n == 0 || !has_in || !has_out) /* in place */
+    return;
+  if (op->in_acc == NULL && op->out_acc == NULL) {
+    if (op->in + from != op->out + to)
+      memcpy(op->out + to, op->in + from, n);
+    return;
+  }
+  unsigned char chunk[SHMCOLL_ROOTED_OWN_CHUNK];
+  for (size_t at = 0; at < n; at += sizeof chunk) {
+    size_t len = n - at < sizeof chunk ? n - at : sizeof chunk;
+    hc_shmcoll_rooted_get(op, from + at, chunk, len);
+    hc_shmcoll_rooted_put(op, to + at, chunk, len);
+  }
+}
+
+/* A block of a side through an accessor: its bytes from off of the
+ * side's stream, as one message's accessor. */
+typedef struct shmcoll_rooted_slice {
+  const hcomm_accessor_t *whole;
+  size_t off;
+} shmcoll_rooted_slice_t;
+
+static void shmcoll_rooted_slice_pack(void *ctx, size_t off, void *dst,
+                                      size_t len) {
+  const shmcoll_rooted_slice_t *sl = ctx;
+  sl->whole->pack(sl->whole->ctx, sl->off + off, dst, len);
+}
+
+static void shmcoll_rooted_slice_unpack(void *ctx, size_t off, const void *src,
+                                        size_t len) {
+  const shmcoll_rooted_slice_t *sl = ctx;
+  sl->whole->unpack(sl->whole->ctx, sl->off + off, src, len);
+}
+
+/* The block of len bytes at at of op's side (send: its input, else its
+ * output) as a message to or from peer, through the side's accessor where
+ * it has one (*slice, which must last until the message completes). */
+static hc_status_t shmcoll_rooted_post(const hc_shmcoll_op_t *op, int send,
+                                       size_t at, size_t len, int peer, int tag,
+                                       shmcoll_rooted_slice_t *slice,
+                                       hcomm_request_t **req) {
+  hcomm_comm_t *comm = op->comm;
+  const hcomm_accessor_t *whole = send ? op->in_acc : op->out_acc;
+  hc_status_t rc;
+  hc_engine_lock();
+  if (whole != NULL) {
+    *slice = (shmcoll_rooted_slice_t){whole, at};
+    hcomm_accessor_t acc = {shmcoll_rooted_slice_pack,
+                            shmcoll_rooted_slice_unpack, slice};
+    rc = send ? hc_isend_acc_locked(&acc, len, peer, tag, comm, 1, req)
+              : hc_irecv_acc_locked(&acc, len, peer, tag, comm, 1, req);
+  } else {
+    rc = send ? hc_isend_locked(op->in + at, len, peer, tag, comm,
+                                HCOMM_SEND_STANDARD, 1, req)
+              : hc_irecv_locked(op->out + at, len, peer, tag, comm, 1, req);
+  }
+  hc_engine_unlock();
+  return rc;
+}
+
+/* The messages of a rooted op: its blocks larger than a small buffer,
+ * each between its rank and the root (each end knows the block's size:
+ * the sender's count matches the root's). */
+/* Messages a rooted op keeps on the stack; more take the heap. */
+#define SHMCOLL_ROOTED_MSGS_ON_STACK 8
+
+typedef struct shmcoll_rooted_msgs {
+  hcomm_request_t **reqs;
+  shmcoll_rooted_slice_t *slices; /* the accessors' slices, by request */
+  int n;
+  hcomm_request_t *reqs_here[SHMCOLL_ROOTED_MSGS_ON_STACK];
+  shmcoll_rooted_slice_t slices_here[SHMCOLL_ROOTED_MSGS_ON_STACK];
+} shmcoll_rooted_msgs_t;
+
+/* Posts op's messages on tag, before its turn of the segment, so that
+ * they move while the ranks meet there. */
+static hc_status_t shmcoll_rooted_messages(const hc_shmcoll_op_t *op, int tag,
+                                           shmcoll_rooted_msgs_t *m) {
+  hc_shmcoll_t *sc = op->sc;
+  int me = sc->rank, gather = op->what == SHMCOLL_OP_GATHER;
+  m->reqs = m->reqs_here;
+  m->slices = m->slices_here;
+  m->n = 0;
+  hc_status_t rc = HC_OK;
+  for (int r = 0; r < sc->size && rc == HC_OK; r++) {
+    int peer = me == op->root ? r : op->root;
+    size_t len = me == op->root ? hc_shmcoll_block_len(op->counts, op->each, r)
+                                : op->size;
+    if (r == op->root || len <= sc->small || (me != op->root && r != me))
+      continue;
+    if (m->n == SHMCOLL_ROOTED_MSGS_ON_STACK) { /* only the root's */
+      m->reqs = calloc((size_t)sc->size, sizeof *m->reqs);
+      m->slices = calloc((size_t)sc->size, sizeof *m->slices);
+      if (m->reqs == NULL || m->slices == NULL) {
+        free(m->reqs);
+        free(m->slices);
+        m->reqs = m->reqs_here;
+        m->slices = m->slices_here;
+        return HC_ERR_NOMEM;
+      }
+      memcpy(m->reqs, m->reqs_here, sizeof m->reqs_here);
+      memcpy(m->slices, m->slices_here, sizeof m->slices_here);
+    }
+    size_t at =
+        me == op->root ? hc_shmcoll_block_at(op->displs, op->each, r) : 0;
+    int send = (me == op->root) != gather;
+    rc = shmcoll_rooted_post(op, send, at, len, peer, tag, &m->slices[m->n],
+                             &m->reqs[m->n]);
+    m->n += rc == HC_OK;
+  }
+  return rc;
+}
+
+/* Waits for the messages posted (rc: the op's result so far) and frees
+ * what they took. */
+static hc_status_t shmcoll_rooted_messages_wait(shmcoll_rooted_msgs_t *m,
+                                                hc_status_t rc) {
+  for (int i = 0; i < m->n; i++) {
+    hc_status_t got = hcomm_wait_free(m->reqs[i], NULL);
+    rc = rc == HC_OK ? got : rc;
+  }
+  if (m->reqs != m->reqs_here) {
+    free(m->reqs);
+    free(m->slices);
+  }
+  return rc;
+}
+
+/* The fixed forms' blocks of all the ranks together, at most: the MPI
+ * face streams a derived type's blocks above 64 KiB (at the root: all of
+ * them) as messages, and no rank may do so while the others run here. */
+#define SHMCOLL_ROOTED_TOTAL_MAX ((size_t)64 << 10)
+
+/* Whether a gather or scatter on comm runs here: the v-forms always (each
+ * block's size is known to both its ends), the others where a block fits
+ * a small buffer and all of them SHMCOLL_ROOTED_TOTAL_MAX (the same on
+ * every rank); where comm has a segment of its own, made now if not yet. */
+int hc_shmcoll_rooted_takes(hcomm_comm_t *comm, int vform, size_t bytes) {
+  hc_status_t rc;
+  return comm != NULL &&
+         (vform || (bytes <= SHMCOLL_SMALL &&
+                    bytes * (size_t)comm->size <= SHMCOLL_ROOTED_TOTAL_MAX)) &&
+         hc_shmcoll_enter(comm, 0, &rc) != NULL;
+}
+
+/* The sides of a gather or scatter: buffers, or accessors' streams. */
+typedef struct shmcoll_rooted_sides {
+  const void *in;
+  void *out;
+  const hcomm_accessor_t *in_acc, *out_acc;
+} shmcoll_rooted_sides_t;
+
+static hc_status_t shmcoll_rooted(int what, int vform,
+                                  const shmcoll_rooted_sides_t *sides,
+                                  size_t mine, const size_t *counts,
+                                  const size_t *displs, int root,
+                                  hcomm_comm_t *comm) {
+  if (comm == NULL || root < 0 || root >= comm->size ||
+      (vform && comm->rank == root && (counts == NULL || displs == NULL)) ||
+      !hc_shmcoll_rooted_takes(comm, vform, mine))
+    return HC_ERR_NOT_SUPPORTED;
+  const size_t *my_counts = comm->rank == root ? counts : NULL;
+  const size_t *my_displs = comm->rank == root ? displs : NULL;
+  if (sides->in_acc == NULL && sides->out_acc == NULL) {
+    hc_status_t now = hc_shmcoll_rooted_now(
+        comm->shmcoll, comm, what == SHMCOLL_OP_GATHER, sides->in, sides->out,
+        mine, my_counts, my_displs, root);
+    if (now != HC_ERR_NOT_SUPPORTED)
+      return now;
+  }
+  hc_shmcoll_op_t op;
+  hc_shmcoll_op_init(&op, comm->shmcoll, comm, what, 1);
+  op.root = root;
+  op.in = sides->in;
+  op.out = sides->out;
+  op.in_acc = sides->in_acc;
+  op.out_acc = sides->out_acc;
+  op.counts = my_counts;
+  op.displs = my_displs;
+  op.each = mine;
+  op.size = mine;
+  /* The tag hc_shmcoll_run takes for the op (it counts one more). */
+  hc_engine_lock();
+  int tag = HC_NBC_TAG_BASE + (int)(comm->coll_seq % HC_NBC_SEQS);
+  hc_engine_unlock();
+  shmcoll_rooted_msgs_t msgs;
+  hc_status_t posted = shmcoll_rooted_messages(&op, tag, &msgs);
+  hc_status_t rc = hc_shmcoll_run(&op); /* the others wait for its turn */
+  return shmcoll_rooted_messages_wait(&msgs, posted != HC_OK ? posted : rc);
+}
+
+hc_status_t hc_shmcoll_gather(int vform, const void *sendbuf, size_t sbytes,
+                              void *recvbuf, const size_t *rbytes,
+                              const size_t *rdispls, int root,
+                              hcomm_comm_t *comm) {
+  shmcoll_rooted_sides_t sides = {sendbuf == HCOMM_IN_PLACE ? NULL : sendbuf,
+                                  recvbuf, NULL, NULL};
+  return shmcoll_rooted(SHMCOLL_OP_GATHER, vform, &sides, sbytes, rbytes,
+                        rdispls, root, comm);
+}
+
+hc_status_t hc_shmcoll_scatter(int vform, const void *sendbuf,
+                               const size_t *sbytes, const size_t *sdispls,
+                               void *recvbuf, size_t rbytes, int root,
+                               hcomm_comm_t *comm) {
+  shmcoll_rooted_sides_t sides = {
+      sendbuf, recvbuf == HCOMM_IN_PLACE ? NULL : recvbuf, NULL, NULL};
+  return shmcoll_rooted(SHMCOLL_OP_SCATTER, vform, &sides, rbytes, sbytes,
+                        sdispls, root, comm);
+}
+
+hc_status_t hc_shmcoll_gatherv_acc(const hcomm_accessor_t *sacc, size_t sbytes,
+                                   const hcomm_accessor_t *racc,
+                                   const size_t *rbytes, const size_t *roffs,
+                                   int root, hcomm_comm_t *comm) {
+  shmcoll_rooted_sides_t sides = {NULL, NULL, sacc, racc};
+  return shmcoll_rooted(SHMCOLL_OP_GATHER, 1, &sides, sbytes, rbytes, roffs,
+                        root, comm);
+}
+
+hc_status_t hc_shmcoll_scatterv_acc(const hcomm_accessor_t *sacc,
+                                    const size_t *sbytes, const size_t *soffs,
+                                    const hcomm_accessor_t *racc, size_t rbytes,
+                                    int root, hcomm_comm_t *comm) {
+  shmcoll_rooted_sides_t sides = {NULL, NULL, sacc, racc};
+  return shmcoll_rooted(SHMCOLL_OP_SCATTER, 1, &sides, rbytes, sbytes, soffs,
+                        root, comm);
+}
