@@ -18,7 +18,8 @@ HC_ENGINE_SOURCES += src/hcomm/intercoll.c
 # Blocking collectives of one node's ranks through a shared segment.
 HC_ENGINE_SOURCES += src/hcomm/shmcoll.c src/hcomm/shmcoll.h \
 	src/hcomm/shmcoll_impl.h src/hcomm/shmcoll_seg.c src/hcomm/shmcoll_hier.c \
-	src/hcomm/shmcoll_lanes.c src/hcomm/shmcoll_rooted.c
+	src/hcomm/shmcoll_lanes.c src/hcomm/shmcoll_rooted.c \
+	src/hcomm/shmcoll_read.c
 # Small blocking collectives whose turn has come: their step without an op.
 HC_ENGINE_SOURCES += src/hcomm/shmcoll_small.c
 # Device data paths (ipc, hccl, rdma, staging) chosen after the host match.

@@ -413,6 +413,44 @@ hc_shmcoll_t *hc_shmcoll_get(hcomm_comm_t *comm, size_t bytes, hc_status_t *rc);
  * use it (the I-forms: they never make one); else NULL. */
 hc_shmcoll_t *hc_shmcoll_made(hcomm_comm_t *comm, size_t bytes);
 
+/* Where a rank's block for others to read lies (a pair's block for the
+ * other, a bcast root's buffer), in its small buffer of the collective;
+ * a reader's failed is raised before its done. */
+typedef struct shmcoll_read_block {
+  int32_t failed;
+  uint64_t addr;
+  uint64_t len;
+} shmcoll_read_block_t;
+
+/* Bytes of the other rank's input a two-rank reduce's root reads at a
+ * time: each piece is combined while it is still in this core's cache,
+ * and each read is a system call of its own (2 ranks, 64 KiB vector, in
+ * pieces of 4 / 16 / 64 / 256 KiB: 9.6-10.0 / 5.3-5.6 / 4.5 / 4.9-5.0
+ * us; 256 KiB vector 287-330 / 21-22 / 17 / 17 us; bench/NOTES.md,
+ * coll16k). */
+#define SHMCOLL_REDUCE_READ_PIECE ((size_t)64 << 10)
+
+/* op->read_failed when a read failed after the root's in-place result
+ * was partly combined: its input is gone, so no other path can run. */
+#define SHMCOLL_READ_FAILED_ALTERED 2
+
+/* 1 when flag kind of who (or of every rank: SHMCOLL_ALL) reached want;
+ * else 0, and the condition is what the segment's waiters sleep on. */
+int hc_shmcoll_need(hc_shmcoll_t *sc, int kind, int who, uint32_t want);
+
+/* Reads len bytes at from in world rank's memory into to, through the
+ * transport that reaches it (its single-copy get).  0: it cannot (another
+ * transport, no permission to read another process, the process gone). */
+int hc_shmcoll_read_peer(int world, unsigned char *to, uint64_t from,
+                         size_t len);
+
+/* The read paths' steps of collective number s (shmcoll_read.c): 1 when
+ * op's chunk is done, 0 when it waits (sc->wait_* say for what). */
+int hc_shmcoll_read_exchange_step(hc_shmcoll_op_t *op, uint32_t s);
+int hc_shmcoll_bcast_read_step(hc_shmcoll_op_t *op, uint32_t s);
+int hc_shmcoll_reduce_read_step(hc_shmcoll_op_t *op, uint32_t s);
+int hc_shmcoll_allreduce_read_step(hc_shmcoll_op_t *op, uint32_t s);
+
 /* The segment for a blocking collective of bytes, or NULL (*rc:
  * HC_ERR_NOT_SUPPORTED, or the failure met while making it).  A lost
  * member is found by hc_shmcoll_run, under the lock it takes anyway. */
