@@ -35,6 +35,15 @@ teardown() {
     while kill -0 "$pid" 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
     kill -9 "$pid" 2>/dev/null
   done
+  # slurmstepd detaches from slurmd (its parent becomes init), so a step
+  # still running is found by what it holds open: its socket and logs
+  # under our spool.  Left alive, it kept the next run's controller from
+  # ever reporting the node idle.
+  for proc in /proc/[0-9]*; do
+    case $(readlink "$proc"/fd/* "$proc/cwd" 2>/dev/null) in
+    *"$W"*) [ "${proc#/proc/}" = $$ ] || kill -9 "${proc#/proc/}" 2>/dev/null ;;
+    esac
+  done
   rm -rf "$W"
 }
 trap teardown EXIT
@@ -82,11 +91,12 @@ slurmctld -D -i >"$W/log/ctld.out" 2>&1 &
 CTLD_PID=$!
 slurmd -D -N localhost >"$W/log/slurmd.out" 2>&1 &
 SLURMD_PID=$!
-i=0
-until [ "$(sinfo -h -o %T 2>/dev/null)" = idle ]; do
-  i=$((i + 1))
-  if [ $i -gt 300 ]; then
-    echo "FAIL: Slurm did not come up"
+# A deadline in seconds, and each sinfo bounded: while no controller
+# answers, one sinfo call can block for seconds by itself.
+deadline=$(($(date +%s) + 120))
+until [ "$(timeout 5 sinfo -h -o %T 2>/dev/null)" = idle ]; do
+  if [ "$(date +%s)" -gt $deadline ]; then
+    echo "FAIL: Slurm did not come up within 120 s"
     tail -n 20 "$W/log/"*
     exit 1
   fi
