@@ -1354,13 +1354,14 @@ hc_status_t hc_shmcoll_allgather(const void *sendbuf, size_t bytes,
   if (sc == NULL)
     return rc;
   int now = -1;
-  if (rbytes == NULL && !shmcoll_exchange_reads(sc, most, 0))
-    now = hc_shmcoll_exchange_now(sc, comm,
-                                  sendbuf == HCOMM_IN_PLACE
-                                      ? (unsigned char *)recvbuf +
-                                            comm->rank * bytes
-                                      : sendbuf,
-                                  recvbuf, bytes, 0);
+  if (!shmcoll_exchange_reads(sc, most, 0))
+    now = hc_shmcoll_exchange_now(
+        sc, comm,
+        sendbuf == HCOMM_IN_PLACE
+            ? (unsigned char *)recvbuf +
+                  hc_shmcoll_block_at(rdispls, bytes, comm->rank)
+            : sendbuf,
+        recvbuf, most, rbytes, rdispls, 0);
   if (now > 0)
     return HC_OK;
   hc_shmcoll_op_t op;
@@ -1489,7 +1490,7 @@ hc_status_t hc_shmcoll_alltoall(const void *sendbuf, const size_t *sbytes,
   int now = rbytes == NULL
                 ? hc_shmcoll_exchange_now(
                       sc, comm, sendbuf == HCOMM_IN_PLACE ? recvbuf : sendbuf,
-                      recvbuf, bytes, 1)
+                      recvbuf, bytes, NULL, NULL, 1)
                 : -1;
   if (now > 0)
     return HC_OK;
@@ -1544,9 +1545,8 @@ hc_status_t hc_shmcoll_reduce_scatter(const void *sendbuf, void *recvbuf,
   hc_shmcoll_t *sc = hc_shmcoll_enter(comm, total * op->elem_size, &rc);
   if (sc == NULL)
     return rc;
-  int now = counts == NULL ? hc_shmcoll_reduce_scatter_now(sc, comm, sendbuf,
-                                                           recvbuf, each, op)
-                           : -1;
+  int now = hc_shmcoll_reduce_scatter_now(sc, comm, sendbuf, recvbuf, counts,
+                                          each, total, op);
   if (now > 0)
     return HC_OK;
   hc_shmcoll_op_t sop;

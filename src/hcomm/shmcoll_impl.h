@@ -380,15 +380,19 @@ int hc_shmcoll_bcast_now(hc_shmcoll_t *sc, hcomm_comm_t *comm,
 int hc_shmcoll_reduce_now(hc_shmcoll_t *sc, hcomm_comm_t *comm,
                           const void *sendbuf, void *recvbuf, size_t count,
                           const hcomm_reduce_op_t *rop, int root);
-/* Allgather (in: this rank's block), or Alltoall (alltoall 1; in: its
- * blocks), of blocks of bytes. */
+/* Allgather (in: this rank's block), Allgatherv (counts and displs; bytes
+ * the largest block), or Alltoall (alltoall 1; in: its blocks), of
+ * blocks of bytes. */
 int hc_shmcoll_exchange_now(hc_shmcoll_t *sc, hcomm_comm_t *comm,
                             const unsigned char *in, unsigned char *out,
-                            size_t bytes, int alltoall);
-/* Reduce_scatter_block of each elements a rank. */
+                            size_t bytes, const size_t *counts,
+                            const size_t *displs, int alltoall);
+/* Reduce_scatter_block of each elements a rank, or Reduce_scatter of
+ * counts; total: the elements of the whole vector. */
 int hc_shmcoll_reduce_scatter_now(hc_shmcoll_t *sc, hcomm_comm_t *comm,
                                   const void *sendbuf, void *recvbuf,
-                                  size_t each, const hcomm_reduce_op_t *rop);
+                                  const size_t *counts, size_t each,
+                                  size_t total, const hcomm_reduce_op_t *rop);
 
 /* Reserves (and formats) the pages of sc's wide lane w at its first
  * claim, once for every rank (the others wait for the first); 1 when they

@@ -273,14 +273,17 @@ int hc_shmcoll_reduce_now(hc_shmcoll_t *sc, hcomm_comm_t *comm,
   return 0;
 }
 
-/* The small path of an Allgather, or an Alltoall (alltoall 1),
- * of blocks of bytes that fit one buffer (shmcoll_now_fits; an Alltoall's every
- * block): as their steps, each rank posts its block (its blocks), then
- * copies the others' out once they posted.  1, -1, 0: as every *_now
+/* The small path of an Allgather(v), or an Alltoall (alltoall 1),
+ * of blocks of up to bytes that fit one buffer (shmcoll_now_fits; an
+ * Alltoall's every block): as their steps, each rank posts its block (its
+ * blocks), then copies the others' out once they posted.  counts and
+ * displs: an Allgatherv's (bytes its largest block, every rank's slot, as
+ * its op's single chunk), else NULL.  1, -1, 0: as every *_now
  * (shmcoll_impl.h). */
 int hc_shmcoll_exchange_now(hc_shmcoll_t *sc, hcomm_comm_t *comm,
                             const unsigned char *in, unsigned char *out,
-                            size_t bytes, int alltoall) {
+                            size_t bytes, const size_t *counts,
+                            const size_t *displs, int alltoall) {
   size_t slot = alltoall ? (size_t)sc->size * bytes : bytes;
   uint32_t s;
   unsigned char *mine = shmcoll_now_slot(sc, comm, slot, &s);
@@ -288,34 +291,39 @@ int hc_shmcoll_exchange_now(hc_shmcoll_t *sc, hcomm_comm_t *comm,
     return -1;
   int me = sc->rank;
   size_t stride = alltoall ? bytes : 0; /* between the blocks a rank sends */
+  size_t own_n = hc_shmcoll_block_len(counts, bytes, me);
   if (!alltoall)
-    hc_copy_small(mine, in, bytes);
+    hc_copy_small(mine, in, own_n);
   for (int j = 0; alltoall && j < sc->size; j++)
     if (j != me)
       hc_copy_small(mine + (size_t)j * bytes, in + (size_t)j * bytes, bytes);
   const unsigned char *own = in + (size_t)me * stride;
-  if (own != out + (size_t)me * bytes) /* not in place */
-    hc_copy_small(out + (size_t)me * bytes, own, bytes);
+  unsigned char *own_out = out + hc_shmcoll_block_at(displs, bytes, me);
+  if (own != own_out) /* not in place */
+    hc_copy_small(own_out, own, own_n);
   shmcoll_publish(sc, SHMCOLL_POSTED, s);
   if (!shmcoll_now_ready(sc, SHMCOLL_POSTED, SHMCOLL_ALL, s))
     return 0;
   for (int r = 0; r < sc->size; r++)
     if (r != me)
-      hc_copy_small(out + (size_t)r * bytes,
-                    shmcoll_buf(sc, r, s, slot) + (size_t)me * stride, bytes);
+      hc_copy_small(out + hc_shmcoll_block_at(displs, bytes, r),
+                    shmcoll_buf(sc, r, s, slot) + (size_t)me * stride,
+                    hc_shmcoll_block_len(counts, bytes, r));
   shmcoll_publish(sc, SHMCOLL_DONE, s);
   shmcoll_now_leave(sc, s);
   return 1;
 }
 
-/* The small path of a Reduce_scatter_block of each elements a
- * rank whose whole vector fits one buffer: as its step, each rank
- * posts its vector, then combines its own block of every rank's once all
- * posted.  1, -1, 0: as every *_now (shmcoll_impl.h). */
+/* The small path of a Reduce_scatter_block of each elements a rank, or a
+ * Reduce_scatter of counts (NULL: each), whose whole vector of total
+ * elements fits one buffer: as its step, each rank posts its vector, then
+ * combines its own block of every rank's once all posted.  1, -1, 0: as
+ * every *_now (shmcoll_impl.h). */
 int hc_shmcoll_reduce_scatter_now(hc_shmcoll_t *sc, hcomm_comm_t *comm,
                                   const void *sendbuf, void *recvbuf,
-                                  size_t each, const hcomm_reduce_op_t *rop) {
-  size_t bytes = (size_t)sc->size * each * rop->elem_size;
+                                  const size_t *counts, size_t each,
+                                  size_t total, const hcomm_reduce_op_t *rop) {
+  size_t bytes = total * rop->elem_size;
   uint32_t s;
   unsigned char *mine = shmcoll_now_slot(sc, comm, bytes, &s);
   if (mine == NULL)
@@ -324,8 +332,11 @@ int hc_shmcoll_reduce_scatter_now(hc_shmcoll_t *sc, hcomm_comm_t *comm,
   shmcoll_publish(sc, SHMCOLL_POSTED, s);
   if (!shmcoll_now_ready(sc, SHMCOLL_POSTED, SHMCOLL_ALL, s))
     return 0;
-  hc_shmcoll_combine(sc, s, bytes, recvbuf, (size_t)sc->rank * each, each, rop,
-                     NULL);
+  size_t first = counts == NULL ? (size_t)sc->rank * each : 0;
+  for (int r = 0; counts != NULL && r < sc->rank; r++)
+    first += counts[r];
+  hc_shmcoll_combine(sc, s, bytes, recvbuf, first,
+                     hc_shmcoll_block_len(counts, each, sc->rank), rop, NULL);
   shmcoll_publish(sc, SHMCOLL_DONE, s);
   shmcoll_now_leave(sc, s);
   return 1;

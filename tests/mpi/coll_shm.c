@@ -24,7 +24,8 @@
  *                       bytes each, at most 4 ranks), alltoall,
  *                       alltoall-large (75000 bytes each, at most 4
  *                       ranks), alltoallv, alltoallv-large (the same
- *                       blocks), reduce_scatter_block,
+ *                       blocks), allgatherv, reduce_scatter (2 ints a
+ *                       rank), reduce_scatter_block,
  *                       reduce_scatter_block-large (300000 bytes),
  *                       allreduce-init-large, bcast-init-large (the
  *                       persistent forms, 300000 bytes, read in lanes;
@@ -429,6 +430,11 @@ static int run_kind(const char *kind, int round)
                              MPI_COMM_WORLD);
     if (strcmp(kind, "reduce_scatter_block") == 0)
         return MPI_Reduce_scatter_block(all_in, out, 2, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    /* The v-forms of equal blocks: their straight steps too. */
+    if (strcmp(kind, "allgatherv") == 0)
+        return MPI_Allgatherv(in, 2, MPI_INT, all_out, counts, displs, MPI_INT, MPI_COMM_WORLD);
+    if (strcmp(kind, "reduce_scatter") == 0)
+        return MPI_Reduce_scatter(all_in, out, counts, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     if (strcmp(kind, "barrier") == 0)
         return MPI_Barrier(MPI_COMM_WORLD);
     /* Gather, Scatter: 2 ints per rank in the segment; the -root kinds

@@ -128,7 +128,7 @@ kill_case() { # RANKS KIND
 }
 for kind in barrier bcast bcast-root bcast-large bcast-large-root reduce allreduce \
     reduce-large allreduce-large allgather allgather-large alltoall alltoall-large alltoallv \
-    reduce_scatter_block; do
+    reduce_scatter_block allgatherv reduce_scatter; do
     kill_case 4 $kind
 done
 # Gather(v) and Scatter(v) in the segment (the victim a sender or the root).
@@ -179,11 +179,11 @@ HCMPI_SPIN=0 kill_case 8 reduce-init-small
 kill_case 2 allgather-large
 kill_case 2 alltoall-large
 # Two ranks, small calls: the straight steps of a Bcast, Reduce,
-# Allreduce, Allgather, Alltoall and Reduce_scatter_block whose turn has
+# Allreduce, Allgather(v), Alltoall and Reduce_scatter(_block) whose turn has
 # come (a Reduce's other rank and a Bcast's root run ahead within the
 # ring), spinning and asleep.
 for kind in bcast bcast-root reduce reduce-root allreduce allgather alltoall \
-    reduce_scatter_block; do
+    reduce_scatter_block allgatherv reduce_scatter; do
     kill_case 2 $kind
     HCMPI_SPIN=0 kill_case 2 $kind
 done
