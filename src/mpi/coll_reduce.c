@@ -609,12 +609,21 @@ static int red_scatter(const char *fn, const void *sendbuf, void *recvbuf,
                                    recvbuf, block, red.type, op, 0, &hx, &rc))
     return rc;
   const void *in = sendbuf == MPI_IN_PLACE ? HCOMM_IN_PLACE : sendbuf;
-  if (request == NULL && !persist && !vform && !hc_mpi_coll_inter(c) &&
-      red_direct(&red, op, in, recvbuf)) /* no view, nothing allocated */
-    return hc_mpi_raise_status(c, fn,
-                               hcomm_reduce_scatter_block(in, recvbuf,
-                                                          (size_t)block,
-                                                          &red.op, c->engine));
+  if (request == NULL && !persist && !hc_mpi_coll_inter(c) &&
+      (!vform || size <= HC_MPI_COLL_STACK_RANKS) &&
+      red_direct(&red, op, in, recvbuf)) { /* no view, nothing allocated */
+    if (!vform)
+      return hc_mpi_raise_status(
+          c, fn,
+          hcomm_reduce_scatter_block(in, recvbuf, (size_t)block, &red.op,
+                                     c->engine));
+    size_t elems[HC_MPI_COLL_STACK_RANKS]; /* the counts, checked above */
+    for (int r = 0; r < size; r++)
+      elems[r] = (size_t)hc_mpi_vec_at(recvcounts, r);
+    return hc_mpi_raise_status(
+        c, fn,
+        hcomm_reduce_scatter(in, recvbuf, elems, &red.op, c->engine));
+  }
   hc_mpi_coll_t *cx = hc_mpi_coll_new_mode(persist);
   if (cx != NULL && hx.defer && hc_mpi_coll_hccl_defer(cx, &hx) != 0)
     return hc_mpi_coll_nomem(fn, c, cx);
