@@ -607,6 +607,27 @@ static long long move_fast_side(hc_mpi_coll_fast_t *f, const void *buf,
   return (long long)count * (long long)t->size;
 }
 
+/* A v-form's table for its fast path: sizes and offsets in bytes of the
+ * blocks of counts and displs elements of a predefined dense type in buf,
+ * one per rank of f.  0, or -1 when the general path decides. */
+static int move_fast_table(hc_mpi_coll_fast_t *f, const void *buf,
+                           hc_mpi_vec_t counts, hc_mpi_vec_t displs,
+                           MPI_Datatype type, size_t *sizes, size_t *offs) {
+  const hc_mpi_type_t *t = hc_mpi_coll_fast_move(f, type);
+  if (t == NULL || hc_mpi_vec_ptr(counts) == NULL ||
+      hc_mpi_vec_ptr(displs) == NULL)
+    return -1;
+  for (int r = 0; r < f->size; r++) {
+    long long n = move_fast_side(f, buf, hc_mpi_vec_at(counts, r), type, 0);
+    MPI_Count d = hc_mpi_vec_at(displs, r);
+    if (n < 0 || d < 0 || d > HC_MPI_COLL_FAST_BLOCK_MAX)
+      return -1; /* (no overflow below it) */
+    sizes[r] = (size_t)n;
+    offs[r] = (size_t)d * t->size;
+  }
+  return 0;
+}
+
 /* The fast path of a blocking Gather(v) (gather) or Scatter(v) on an
  * intracommunicator (hc_mpi_coll_fast): "one" is this rank's block (the
  * send side of a gather), "many" the root's blocks (counts, and in the
@@ -629,23 +650,14 @@ static int move_rooted_fast(const char *fn, int gather, const void *one,
   size_t sizes[HC_MPI_COLL_STACK_RANKS], offs[HC_MPI_COLL_STACK_RANKS];
   if (is_root) {
     if (vform &&
-        (hc_mpi_vec_ptr(counts) == NULL || hc_mpi_vec_ptr(displs) == NULL))
+        move_fast_table(f, many, counts, displs, many_type, sizes, offs) != 0)
       return -1;
-    long long each = move_fast_side(
-        f, many, hc_mpi_vec_at(counts, vform ? root : 0), many_type, 0);
+    long long each =
+        vform ? (long long)sizes[root]
+              : move_fast_side(f, many, hc_mpi_vec_at(counts, 0), many_type, 0);
     if (each < 0 || (one != MPI_IN_PLACE && bytes != each))
       return -1;
     bytes = each;
-    const hc_mpi_type_t *t = hc_mpi_coll_fast_move(f, many_type);
-    for (int r = 0; vform && r < f->size; r++) {
-      long long n =
-          move_fast_side(f, many, hc_mpi_vec_at(counts, r), many_type, 0);
-      MPI_Count d = hc_mpi_vec_at(displs, r);
-      if (n < 0 || d < 0 || d > HC_MPI_COLL_FAST_BLOCK_MAX)
-        return -1; /* (no overflow below it) */
-      sizes[r] = (size_t)n;
-      offs[r] = (size_t)d * t->size;
-    }
   }
   if (bytes < 0 || !hc_mpi_coll_host(one == MPI_IN_PLACE ? NULL : one,
                                      is_root ? many : NULL))
@@ -1204,6 +1216,34 @@ static int move_allgatherv_direct(const char *fn, hc_mpi_comm_t *c, int rank,
   return 1;
 }
 
+/* The fast path of a blocking Allgatherv on an intracommunicator
+ * (hc_mpi_coll_fast), as move_rooted_fast's: both sides of predefined
+ * dense types in host memory, the table on the stack.  Its result, or -1
+ * when the call goes the general way. */
+static int move_allgatherv_fast(const char *fn, const void *sendbuf,
+                                MPI_Count sendcount, MPI_Datatype sendtype,
+                                void *recvbuf, hc_mpi_vec_t recvcounts,
+                                hc_mpi_vec_t displs, MPI_Datatype recvtype,
+                                MPI_Comm comm) {
+  hc_mpi_comm_t *c = hc_mpi_comm_try(comm);
+  hc_mpi_coll_fast_t *f = c != NULL ? hc_mpi_coll_fast(c) : NULL;
+  if (f == NULL || f->size > HC_MPI_COLL_STACK_RANKS)
+    return -1;
+  size_t sizes[HC_MPI_COLL_STACK_RANKS], offs[HC_MPI_COLL_STACK_RANKS];
+  long long bytes = move_fast_side(f, sendbuf, sendcount, sendtype, 1);
+  int in_place = sendbuf == MPI_IN_PLACE;
+  if (bytes < 0 || recvbuf == MPI_IN_PLACE ||
+      move_fast_table(f, recvbuf, recvcounts, displs, recvtype, sizes, offs) !=
+          0 ||
+      (!in_place && (size_t)bytes != sizes[f->rank]) ||
+      !hc_mpi_coll_host(in_place ? NULL : sendbuf, recvbuf))
+    return -1;
+  return hc_mpi_raise_status(
+      c, fn,
+      hcomm_allgatherv(in_place ? HCOMM_IN_PLACE : sendbuf, sizes[f->rank],
+                       recvbuf, sizes, offs, c->engine));
+}
+
 static int move_allgather(const char *fn, const void *sendbuf,
                           MPI_Count sendcount, MPI_Datatype sendtype,
                           void *recvbuf, hc_mpi_vec_t recvcounts,
@@ -1368,8 +1408,11 @@ static int move_allgatherv_entry(const char *fn, const void *sendbuf,
                                  hc_mpi_vec_t displs, MPI_Datatype recvtype,
                                  MPI_Comm comm) {
   uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
-  int rc = move_allgather(fn, sendbuf, sendcount, sendtype, recvbuf, recvcounts,
-                          displs, 1, recvtype, comm, NULL, 0);
+  int rc = move_allgatherv_fast(fn, sendbuf, sendcount, sendtype, recvbuf,
+                                recvcounts, displs, recvtype, comm);
+  if (rc < 0)
+    rc = move_allgather(fn, sendbuf, sendcount, sendtype, recvbuf, recvcounts,
+                        displs, 1, recvtype, comm, NULL, 0);
   return t0 ? hc_mpi_trace_end(rc, HC_TRACE_MPI_ALLGATHERV, t0, -1, -1,
                                hc_mpi_trace_bytes(sendcount, sendtype))
             : rc;
