@@ -244,6 +244,12 @@ const hc_env_entry_t hc_env_table[] = {
     {"HCMPI_SHM_POLLABLE", "1", "library",
      "0: beside transports that sleep on descriptors (tcp), shm sleeps on "
      "its futex in 1 ms turns instead of offering a pollable doorbell"},
+    {"HCMPI_SHM_LIGHT_FENCE", "1", "library",
+     "0: each shared-memory send fences before it looks whether the peer "
+     "sleeps; 1: where the kernel has membarrier's global expedited "
+     "command and the node's ranks are no more than its online "
+     "processors, sends fence against the compiler only and a rank about "
+     "to sleep runs membarrier instead (the same on every rank)"},
     {"HCMPI_SHM_CELL_SIZE", "16384", "library",
      "bytes per cell of a rank's shared-memory send pool: the largest shm "
      "packet (same on every rank)"},
