@@ -450,6 +450,126 @@ static void check_replace_noop(const tcase_type_t *t, const tcase_op_t *o,
                 "%s on %s", o->name, t->name);
 }
 
+/* ---- whole vectors against the kernel one element at a time ------------ */
+
+/* Finite reals with fractional parts (so sums and products round), of
+ * either sign; complexes are two of them. */
+static void fill_rounding(const tcase_type_t *t, unsigned char *p, int count) {
+  tcase_type_t part = *t;
+  int parts = 1;
+  if (t->kind == 'c' || t->kind == 'Q') {
+    part.kind = t->kind == 'Q' ? 'q' : 'f';
+    part.size = t->size / 2;
+    parts = 2;
+  }
+  int sz = real_size(&part);
+  for (int i = 0; i < count * parts; i++) {
+    /* p may be off the type's alignment: store through an aligned one. */
+    _Alignas(16) unsigned char one[16];
+    put_real(&part, one, (long double)((int)(rng() % 20001) - 10000) / 7.0L);
+    memcpy(p + i * sz, one, (size_t)sz);
+  }
+}
+
+static void fill_for(const tcase_type_t *t, unsigned char *p, int count) {
+  if (t->kind == 'i') {
+    for (int i = 0; i < count * t->size; i++)
+      p[i] = (unsigned char)rng();
+  } else if (t->kind == 'l') {
+    /* _Bool objects may only hold 0 or 1. */
+    memset(p, 0, (size_t)(count * t->size));
+    for (int i = 0; i < count; i++)
+      p[i * t->size] = (unsigned char)(rng() % 2);
+  } else {
+    fill_rounding(t, p, count);
+  }
+}
+
+/* The C alignment of one element (a complex's: its parts'). */
+static int elem_align(const tcase_type_t *t) {
+  if (t->kind == 'c' || t->kind == 'Q')
+    return t->size / 2;
+  return real_size(t);
+}
+
+/* Every element-wise kernel (all but the pairs' MINLOC/MAXLOC), on every
+ * length from 1 to 67 (each vector width's tail) and at offsets that
+ * leave in and inout off any vector alignment (multiples of the
+ * element's own alignment, which C requires), gives exactly the bytes of
+ * the same kernel run on one element at a time: a vectorised build adds
+ * nothing up in another order. */
+START_TEST(every_kernel_over_a_vector_gives_the_serial_loops_bits) {
+  enum { LEN_MAX = 67, ELEM_MAX = 32 };
+  /* in units of the element's alignment */
+  static const int offsets[][2] = {{0, 0}, {1, 3}, {4, 2}, {2, 1}, {3, 5}};
+  _Alignas(64) unsigned char in[LEN_MAX * ELEM_MAX + 128];
+  _Alignas(64) unsigned char inout[LEN_MAX * ELEM_MAX + 128];
+  _Alignas(64) unsigned char serial[LEN_MAX * ELEM_MAX + 128];
+  int checked = 0;
+  rng_state = 777;
+  for (int o = 0; o < NOPS; o++)
+    for (int t = 0; t < NTYPES; t++) {
+      const tcase_type_t *ty = &types[t];
+      hcomm_reduce_op_t r;
+      size_t packed;
+      if (ty->kind == 'p' || ty->kind == 'o' ||
+          hc_mpi_op_resolve(ops[o].op, ty->type, &r, &packed) != MPI_SUCCESS)
+        continue;
+      size_t esize = r.elem_size;
+      for (int len = 1; len <= LEN_MAX; len++)
+        for (size_t k = 0; k < sizeof offsets / sizeof offsets[0]; k++) {
+          int align = elem_align(ty);
+          unsigned char *a = in + offsets[k][0] * align;
+          unsigned char *b = inout + offsets[k][1] * align;
+          unsigned char *ref = serial + offsets[k][1] * align;
+          fill_for(ty, a, len);
+          fill_for(ty, b, len);
+          memcpy(ref, b, (size_t)len * esize);
+          for (int i = 0; i < len; i++)
+            r.fn(a + (size_t)i * esize, ref + (size_t)i * esize, 1, r.ctx);
+          r.fn(a, b, (size_t)len, r.ctx);
+          ck_assert_msg(memcmp(b, ref, (size_t)len * esize) == 0,
+                        "%s on %s, %d elements at offsets %d/%d",
+                        ops[o].name, ty->name, len, offsets[k][0] * align,
+                        offsets[k][1] * align);
+          checked++;
+        }
+    }
+  ck_assert_int_ge(checked, 100 * 67 * 5);
+}
+END_TEST
+
+/* MPI_SUM and MPI_PROD on float and double against a loop written here,
+ * with values whose results round. */
+#define SERIAL_CHECK(type, mpi_type, op, expr)                                 \
+  do {                                                                         \
+    hcomm_reduce_op_t r;                                                       \
+    size_t packed;                                                             \
+    ck_assert_int_eq(hc_mpi_op_resolve(op, mpi_type, &r, &packed),             \
+                     MPI_SUCCESS);                                             \
+    for (int len = 1; len <= 67; len++) {                                      \
+      type a[68], b[68], want[68];                                             \
+      for (int i = 0; i < len; i++) {                                          \
+        a[i] = (type)((int)(rng() % 20001) - 10000) / (type)7;                 \
+        b[i] = (type)((int)(rng() % 20001) - 10000) / (type)3;                 \
+        want[i] = (type)(expr);                                                \
+      }                                                                        \
+      r.fn(a + 1, b + 1, (size_t)len - 1, r.ctx);                              \
+      r.fn(a, b, 1, r.ctx);                                                    \
+      ck_assert_msg(memcmp(b, want, (size_t)len * sizeof(type)) == 0,          \
+                    "%s %s, %d elements", #type, #op, len);                    \
+    }                                                                          \
+  } while (0)
+
+START_TEST(float_and_double_sums_and_products_match_a_plain_loop) {
+  rng_state = 99;
+  SERIAL_CHECK(float, MPI_FLOAT, MPI_SUM, a[i] + b[i]);
+  SERIAL_CHECK(float, MPI_FLOAT, MPI_PROD, a[i] * b[i]);
+  SERIAL_CHECK(double, MPI_DOUBLE, MPI_SUM, a[i] + b[i]);
+  SERIAL_CHECK(double, MPI_DOUBLE, MPI_PROD, a[i] * b[i]);
+}
+END_TEST
+
 /* ---- tests --------------------------------------------------------------- */
 
 START_TEST(every_pair_validity_follows_the_type_groups) {
@@ -713,6 +833,8 @@ static Suite *op_suite(void) {
   tcase_add_test(t, every_valid_pair_matches_the_scalar_reference);
   tcase_add_test(t, minloc_maxloc_tie_keeps_lower_index);
   tcase_add_test(t, invalid_ops_and_types_are_rejected);
+  tcase_add_test(t, every_kernel_over_a_vector_gives_the_serial_loops_bits);
+  tcase_add_test(t, float_and_double_sums_and_products_match_a_plain_loop);
   suite_add_tcase(s, t);
   TCase *u = tcase_create("user");
   tcase_add_test(u, user_op_calls_function_with_datatype);
