@@ -1,5 +1,8 @@
+#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -35,6 +38,12 @@ static const hc_bootstrap_ops_t *bootstrap_forced(void) {
          "auto; detecting",
          want);
   return NULL;
+}
+
+void hc_bootstrap_launcher_gone(int rank, const char *how) {
+  fprintf(stderr, "hcmpi: rank %d: the launcher is gone (%s); ending this rank\n",
+          rank, how);
+  kill(getpid(), SIGKILL);
 }
 
 void hc_bootstrap_info_clear(hc_bootstrap_info_t *info) {

@@ -105,6 +105,12 @@ int hc_bootstrap_parse_ranks(const char *list, int *ranks, int max);
  * TCP socket; leaves it alone otherwise (Unix socket, pipe). */
 void hc_bootstrap_note_socket(int fd, hc_bootstrap_info_t *info);
 
+/* Ends this rank at once (SIGKILL), saying on stderr that its launcher
+ * is gone and how that showed: a rank must not outlive the launcher that
+ * would end the job (one killed with SIGKILL leaves its ranks running,
+ * and any that wait spin or sleep for ever). */
+void hc_bootstrap_launcher_gone(int rank, const char *how);
+
 /* The backend HCMPI_BOOTSTRAP names (pmi1, pmi2, pmix, singleton), else
  * the first whose detect() says yes; singleton otherwise. */
 const hc_bootstrap_ops_t *hc_bootstrap_select(void);

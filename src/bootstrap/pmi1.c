@@ -227,11 +227,7 @@ static void *pmi1_watch(void *arg) {
     if (p[0].revents & (POLLHUP | POLLERR))
       break;
   }
-  fprintf(stderr,
-          "hcmpi: rank %d: the launcher is gone (its PMI connection closed); "
-          "ending this rank\n",
-          c->rank);
-  kill(getpid(), SIGKILL);
+  hc_bootstrap_launcher_gone(c->rank, "its PMI connection closed");
   return NULL;
 }
 

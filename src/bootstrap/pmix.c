@@ -12,6 +12,7 @@
  * which is how the engine names its keys.
  */
 #include <dlfcn.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +46,11 @@ typedef struct pmix_lib {
    * lacks it. */
   hc_pmix_status_t (*spawn)(const hc_pmix_info_t *, size_t,
                             const hc_pmix_app_t *, size_t, char *);
+  /* NULL where libpmix lacks it: then nothing watches the server. */
+  hc_pmix_status_t (*register_event_handler)(hc_pmix_status_t *, size_t,
+                                             hc_pmix_info_t *, size_t,
+                                             hc_pmix_event_handler_t,
+                                             hc_pmix_registered_t, void *);
 } pmix_lib_t;
 
 static pmix_lib_t pmix_lib;
@@ -103,7 +109,9 @@ static int pmix_load(void) {
       pmix_sym(lib, "PMIx_Abort", &pmix_lib.abort, 1) != 0 ||
       pmix_sym(lib, "PMIx_Error_string", &pmix_lib.error_string, 1) != 0 ||
       pmix_sym(lib, "PMIx_Value_destruct", &pmix_lib.value_destruct, 0) != 0 ||
-      pmix_sym(lib, "PMIx_Spawn", &pmix_lib.spawn, 0) != 0)
+      pmix_sym(lib, "PMIx_Spawn", &pmix_lib.spawn, 0) != 0 ||
+      pmix_sym(lib, "PMIx_Register_event_handler",
+               &pmix_lib.register_event_handler, 0) != 0)
     return -1;
   pmix_lib.loaded = 1;
   return 1;
@@ -223,6 +231,53 @@ static hc_status_t pmix_go_solo(pmix_ctx_t *c, hc_bootstrap_info_t *info) {
   return hc_bootstrap_singleton_ops.init(&c->solo, info);
 }
 
+/* Set by fini before PMIx_Finalize closes the connection on purpose. */
+static _Atomic int pmix_finalizing;
+static int pmix_my_rank = -1;
+
+/* libpmix tells its client when the connection to its server (mpirun's
+ * daemon, slurmstepd) closes.  A launcher killed with SIGKILL closes it
+ * without ending its ranks (Open MPI's mpirun leaves them to the ranks
+ * themselves), and an MPI rank waiting for a peer would wait for ever:
+ * the rank ends, as a PMI-1 rank does when its connection closes. */
+static void pmix_server_lost(size_t id, hc_pmix_status_t status,
+                             const hc_pmix_proc_t *source,
+                             hc_pmix_info_t *info, size_t ninfo,
+                             hc_pmix_info_t *results, size_t nresults,
+                             hc_pmix_event_done_t done, void *done_arg) {
+  (void)id, (void)source, (void)info, (void)ninfo, (void)results;
+  (void)nresults;
+  if (!atomic_load(&pmix_finalizing))
+    hc_bootstrap_launcher_gone(pmix_my_rank, "its PMIx server connection "
+                                             "closed");
+  (void)status;
+  if (done != NULL) /* passes the event on to libpmix's other handlers */
+    done(HC_PMIX_SUCCESS, NULL, 0, NULL, NULL, done_arg);
+}
+
+static void pmix_watch_registered(hc_pmix_status_t status, size_t id,
+                                  void *arg) {
+  (void)id, (void)arg;
+  if (status != HC_PMIX_SUCCESS)
+    hc_log(HC_LOG_WARN, "pmix", "no watch on the PMIx server: %s",
+           pmix_strerror(status));
+}
+
+static void pmix_watch_server(const pmix_ctx_t *c) {
+  hc_pmix_status_t codes[] = {HC_PMIX_ERR_LOST_CONNECTION,
+                              HC_PMIX_ERR_LOST_CONNECTION_TO_SERVER};
+  if (pmix_lib.register_event_handler == NULL)
+    return;
+  pmix_my_rank = (int)c->me.rank;
+  atomic_store(&pmix_finalizing, 0); /* a session after an earlier one */
+  hc_pmix_status_t rc = pmix_lib.register_event_handler(
+      codes, sizeof codes / sizeof codes[0], NULL, 0, pmix_server_lost,
+      pmix_watch_registered, NULL);
+  if (rc != HC_PMIX_SUCCESS)
+    hc_log(HC_LOG_WARN, "pmix", "no watch on the PMIx server: %s",
+           pmix_strerror(rc));
+}
+
 static hc_status_t pmix_init(void **ctxp, hc_bootstrap_info_t *info) {
   *ctxp = NULL;
   if (pmix_load() != 1)
@@ -249,6 +304,8 @@ static hc_status_t pmix_init(void **ctxp, hc_bootstrap_info_t *info) {
     free(c);
     return st;
   }
+  if (c->solo == NULL)
+    pmix_watch_server(c);
   *info = got;
   *ctxp = c;
   return HC_OK;
@@ -385,8 +442,10 @@ static void pmix_fini(void *ctx) {
     return;
   if (c->solo != NULL)
     hc_bootstrap_singleton_ops.fini(c->solo);
-  else
+  else {
+    atomic_store(&pmix_finalizing, 1);
     pmix_lib.finalize(NULL, 0);
+  }
   hc_kvstore_fini(&c->cache);
   free(c);
 }

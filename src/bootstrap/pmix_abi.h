@@ -24,6 +24,9 @@ typedef uint8_t hc_pmix_scope_t;
 #define HC_PMIX_SUCCESS 0
 #define HC_PMIX_ERR_UNREACH (-25)
 #define HC_PMIX_ERR_NOT_FOUND (-46)
+/* The client lost its server: PMIx 4's code, and the one before it. */
+#define HC_PMIX_ERR_LOST_CONNECTION (-61)
+#define HC_PMIX_ERR_LOST_CONNECTION_TO_SERVER (-101)
 
 #define HC_PMIX_RANK_WILDCARD (UINT32_MAX - 1)
 
@@ -102,5 +105,19 @@ typedef struct hc_pmix_app {
   hc_pmix_info_t *info;
   size_t ninfo;
 } hc_pmix_app_t;
+
+/* PMIx_Register_event_handler's handler, its completion callback (which
+ * the handler calls to pass the event on), and the registration's
+ * callback; the arguments we never read are untyped. */
+typedef void (*hc_pmix_op_cbfunc_t)(hc_pmix_status_t, void *);
+typedef void (*hc_pmix_event_done_t)(hc_pmix_status_t, hc_pmix_info_t *,
+                                     size_t, hc_pmix_op_cbfunc_t, void *,
+                                     void *);
+typedef void (*hc_pmix_event_handler_t)(size_t, hc_pmix_status_t,
+                                        const hc_pmix_proc_t *,
+                                        hc_pmix_info_t *, size_t,
+                                        hc_pmix_info_t *, size_t,
+                                        hc_pmix_event_done_t, void *);
+typedef void (*hc_pmix_registered_t)(hc_pmix_status_t, size_t, void *);
 
 #endif /* HC_PMIX_ABI_H */

@@ -4,7 +4,8 @@
 # point-to-point checks, then MPI programs of tests/mpi (pingpong sizes
 # through eager and rendezvous, wildcard order, collectives, communicator
 # split, create and split_type, node_split) run with -n 4 --oversubscribe,
-# and MPI_Comm_spawn goes through PMIx_Spawn.
+# and MPI_Comm_spawn goes through PMIx_Spawn; ranks end when mpirun is
+# killed with SIGKILL.
 # Skips (77) without mpirun.openmpi.
 # Run from the build directory (make check does).
 set -u
@@ -66,6 +67,38 @@ done
 # MPI_ERR_SPAWN, nothing started, for a program that cannot be executed.
 run -n 2 "$(pwd)/tests/mpi/dyn_spawn" parent
 check "mpirun -n 2 dyn_spawn parent (PMIx_Spawn)" $? 2 '^dyn_spawn: parent [01] of 2 OK$'
+
+# mpirun killed with SIGKILL ends no rank itself: each rank notices its
+# PMIx server connection close and ends (tests/mpi/leak_victim hang waits
+# in MPI_Recv for ever).  The token in the arguments finds survivors.
+VICTIM=$(pwd)/tests/mpi/leak_victim
+tok="ompikill-$$-end"
+: >"$W/out"
+"$MPIRUN" --allow-run-as-root --oversubscribe -n 2 "$VICTIM" hang "$tok" \
+  >"$W/out" 2>"$W/err" </dev/null &
+mpirun_pid=$!
+i=0
+until [ "$(grep -c ready "$W/out")" -eq 2 ] || [ $i -ge 600 ]; do
+  sleep 0.1
+  i=$((i + 1))
+done
+ready=$(grep -c ready "$W/out")
+kill -9 $mpirun_pid
+wait $mpirun_pid 2>/dev/null
+i=0
+while ps -ww -eo args= | grep -F -- "$tok" | grep -qv grep && [ $i -lt 100 ]; do
+  sleep 0.1
+  i=$((i + 1))
+done
+left=$(ps -ww -eo pid=,args= | grep -F -- "$tok" | grep -v grep)
+if [ "$ready" -eq 2 ] && [ -z "$left" ]; then
+  echo "PASS: kill -9 of mpirun ends its 2 waiting ranks"
+else
+  echo "FAIL: kill -9 of mpirun: $ready of 2 ready; left running: $left"
+  cat "$W/err"
+  echo "$left" | awk '{print $1}' | xargs -r kill -9
+  failures=$((failures + 1))
+fi
 
 [ "$failures" -eq 0 ] || exit 1
 exit 0
