@@ -442,6 +442,10 @@ typedef struct shmcoll_read_block {
  * else 0, and the condition is what the segment's waiters sleep on. */
 int hc_shmcoll_need(hc_shmcoll_t *sc, int kind, int who, uint32_t want);
 
+/* Reads of other ranks' memory worked so far on sc (the same on every
+ * rank: a failed read turns them off on all alike). */
+int hc_shmcoll_reads_work(const hc_shmcoll_t *sc);
+
 /* Reads len bytes at from in world rank's memory into to, through the
  * transport that reaches it (its single-copy get).  0: it cannot (another
  * transport, no permission to read another process, the process gone). */
@@ -454,6 +458,37 @@ int hc_shmcoll_read_exchange_step(hc_shmcoll_op_t *op, uint32_t s);
 int hc_shmcoll_bcast_read_step(hc_shmcoll_op_t *op, uint32_t s);
 int hc_shmcoll_reduce_read_step(hc_shmcoll_op_t *op, uint32_t s);
 int hc_shmcoll_allreduce_read_step(hc_shmcoll_op_t *op, uint32_t s);
+
+/* A gather's or scatter's blocks above a small buffer read in place
+ * (op->rooted_failed; shmcoll_read.c), collective number s.  The rank
+ * whose buffer holds the block (a gather's sender, a scatter's root)
+ * names it in the small buffer of number s of the block's other rank's
+ * slot (the sender's own; the receiver's); the reader (the root; the
+ * receiver) reads it from there, or marks it failed there before its
+ * done, so that both ends move it as a message after the op.  A side
+ * through an accessor names none (SHMCOLL_ROOTED_NO_ADDR): its blocks
+ * are messages, posted before the op on that side, after it on the
+ * other. */
+#define SHMCOLL_ROOTED_NO_ADDR UINT64_MAX
+
+int hc_shmcoll_rooted_reads(const hc_shmcoll_op_t *op, size_t len);
+/* A gather's sender of a block read in place: names it, and keeps it
+ * until the root is done.  1 when done, 0 when it waits. */
+int hc_shmcoll_gather_read_send(hc_shmcoll_op_t *op, uint32_t s);
+/* A gather's root, every rank posted: reads block r (len bytes at at of
+ * its output) from where its sender named it. */
+void hc_shmcoll_gather_read_block(hc_shmcoll_op_t *op, uint32_t s, int r,
+                                  size_t at, size_t len);
+/* A scatter's root: names block r (len bytes at at of its input) in r's
+ * small buffer of number s. */
+void hc_shmcoll_scatter_name_block(const hc_shmcoll_op_t *op, uint32_t s,
+                                   int r, size_t at, size_t len);
+/* A scatter's receiver of a block read in place, the root posted: reads
+ * it, or marks it failed. */
+void hc_shmcoll_scatter_read_block(hc_shmcoll_op_t *op, uint32_t s);
+/* A scatter's root once every receiver is done: notes the blocks whose
+ * reads failed. */
+void hc_shmcoll_scatter_read_failures(hc_shmcoll_op_t *op, uint32_t s);
 
 /* The segment for a blocking collective of bytes, or NULL (*rc:
  * HC_ERR_NOT_SUPPORTED, or the failure met while making it).  A lost
