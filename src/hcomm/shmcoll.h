@@ -79,11 +79,11 @@
  * KiB too: bench/NOTES.md, coll16g). */
 #define HC_SHMCOLL_PAIR_READ_MIN ((size_t)64 << 10)
 /* Gather(v) and Scatter(v) blocks of this many bytes or more are read
- * in place (process_vm_readv), smaller ones above a small buffer move
- * through the large buffers (two copies, no system call).  2 ranks,
- * interleaved against messages, us: a read costs ~1 us at 1-4 KiB
- * (messages 0.32-0.50), the large buffers ROOTED_COPY_FIGURES; so from
- * 16 KiB (bench/NOTES.md, root16c). */
+ * in place (process_vm_readv), smaller ones above a small buffer move as
+ * messages.  2 ranks, 2,000 calls, interleaved, us: a read costs ~1 us
+ * at 1-4 KiB where messages take 0.32-0.50 (through the segment's large
+ * buffers, straight: 0.35-0.62); at 16 KiB reads 1.32-1.48 against
+ * messages' 1.4-7 (bench/NOTES.md, root16c). */
 #define HC_SHMCOLL_ROOTED_READ_MIN ((size_t)16 << 10)
 /* More ranks, Alltoall blocks of this many bytes or more (above
  * HC_SHMCOLL_ALLTOALL_MAX they would be messages): each rank reads its
