@@ -459,36 +459,23 @@ int hc_shmcoll_bcast_read_step(hc_shmcoll_op_t *op, uint32_t s);
 int hc_shmcoll_reduce_read_step(hc_shmcoll_op_t *op, uint32_t s);
 int hc_shmcoll_allreduce_read_step(hc_shmcoll_op_t *op, uint32_t s);
 
-/* A gather's or scatter's blocks above a small buffer read in place
- * (op->rooted_failed; shmcoll_read.c), collective number s.  The rank
- * whose buffer holds the block (a gather's sender, a scatter's root)
- * names it in the small buffer of number s of the block's other rank's
- * slot (the sender's own; the receiver's); the reader (the root; the
- * receiver) reads it from there, or marks it failed there before its
- * done, so that both ends move it as a message after the op.  A side
- * through an accessor names none (SHMCOLL_ROOTED_NO_ADDR): its blocks
- * are messages, posted before the op on that side, after it on the
- * other. */
+/* A gather's blocks of HCMPI_COLL_SHM_ROOTED_READ_MIN and more (up to
+ * 64 KiB) read in place by the root (op->rooted_failed; shmcoll_read.c),
+ * collective number s.  Each sender names its block in its small buffer
+ * of number s and keeps it until the root is done; the root reads it from
+ * there, or marks it failed there before its done, so that both ends move
+ * it as a message after the op.  A sender through an accessor names none
+ * (SHMCOLL_ROOTED_NO_ADDR): its block is a message, posted before the op
+ * by the sender, after it by the root. */
 #define SHMCOLL_ROOTED_NO_ADDR UINT64_MAX
-
 int hc_shmcoll_rooted_reads(const hc_shmcoll_op_t *op, size_t len);
-/* A gather's sender of a block read in place: names it, and keeps it
- * until the root is done.  1 when done, 0 when it waits. */
+/* A sender of a block read in place: names it, and keeps it until the
+ * root is done.  1 when done, 0 when it waits. */
 int hc_shmcoll_gather_read_send(hc_shmcoll_op_t *op, uint32_t s);
-/* A gather's root, every rank posted: reads block r (len bytes at at of
- * its output) from where its sender named it. */
+/* The root, every rank posted: reads block r (len bytes at at of its
+ * output) from where its sender named it. */
 void hc_shmcoll_gather_read_block(hc_shmcoll_op_t *op, uint32_t s, int r,
                                   size_t at, size_t len);
-/* A scatter's root: names block r (len bytes at at of its input) in r's
- * small buffer of number s. */
-void hc_shmcoll_scatter_name_block(const hc_shmcoll_op_t *op, uint32_t s,
-                                   int r, size_t at, size_t len);
-/* A scatter's receiver of a block read in place, the root posted: reads
- * it, or marks it failed. */
-void hc_shmcoll_scatter_read_block(hc_shmcoll_op_t *op, uint32_t s);
-/* A scatter's root once every receiver is done: notes the blocks whose
- * reads failed. */
-void hc_shmcoll_scatter_read_failures(hc_shmcoll_op_t *op, uint32_t s);
 
 /* The segment for a blocking collective of bytes, or NULL (*rc:
  * HC_ERR_NOT_SUPPORTED, or the failure met while making it).  A lost

@@ -338,11 +338,21 @@ int hc_shmcoll_allreduce_read_step(hc_shmcoll_op_t *op, uint32_t s) {
   return 1;
 }
 
-/* ---- gather and scatter: blocks above a small buffer read in place ---- */
+/* ---- gather: blocks read in place by the root ---- */
+
+/* Blocks of this many bytes and more are messages again: the shm
+ * transport's rendezvous copies them through its ring on both cores at
+ * once, where a read is one core's (2 ranks, Gatherv 64 KiB 3.8-4.1 us
+ * both ways; bench/NOTES.md, root16c).  A scatter's blocks are always
+ * messages: its receivers' reads lost to them (16 KiB 1.33 against 1.20
+ * us, 32 KiB 2.55 against 1.9, 64 KiB 4.2-4.6 against 2.9-3.2). */
+#define SHMCOLL_ROOTED_READ_BELOW ((size_t)64 << 10)
 
 int hc_shmcoll_rooted_reads(const hc_shmcoll_op_t *op, size_t len) {
-  return op->rooted_failed != NULL && len > op->sc->small &&
-         len >= hc_shmcoll_tuning.rooted_read_min;
+  return op->rooted_failed != NULL && op->what == SHMCOLL_OP_GATHER &&
+         len > op->sc->small &&
+         len >= hc_shmcoll_tuning.rooted_read_min &&
+         len < SHMCOLL_ROOTED_READ_BELOW;
 }
 
 /* Bytes a reader through an accessor reads at a time, then unpacks. */
@@ -368,17 +378,6 @@ static int shmcoll_rooted_read(const hc_shmcoll_op_t *op, int world, size_t at,
   return 1;
 }
 
-/* Names len bytes at addr of this rank's input (none through an
- * accessor) in desc. */
-static void shmcoll_rooted_name(const hc_shmcoll_op_t *op,
-                                shmcoll_read_block_t *desc, size_t at,
-                                size_t len) {
-  *desc = op->in_acc != NULL
-              ? (shmcoll_read_block_t){.len = SHMCOLL_ROOTED_NO_ADDR}
-              : (shmcoll_read_block_t){
-                    .addr = (uint64_t)(uintptr_t)(op->in + at), .len = len};
-}
-
 static void shmcoll_rooted_mark(hc_shmcoll_op_t *op, int r) {
   op->rooted_failed[r / 64] |= (uint64_t)1 << (r % 64);
 }
@@ -391,7 +390,10 @@ int hc_shmcoll_gather_read_send(hc_shmcoll_op_t *op, uint32_t s) {
     if (!hc_shmcoll_need(sc, SHMCOLL_DONE, SHMCOLL_ALL,
                          shmcoll_reuse(sc, s, sc->small)))
       return 0;
-    shmcoll_rooted_name(op, mine, 0, op->size);
+    *mine = op->in_acc != NULL /* no address to name */
+                ? (shmcoll_read_block_t){.len = SHMCOLL_ROOTED_NO_ADDR}
+                : (shmcoll_read_block_t){.addr = (uint64_t)(uintptr_t)op->in,
+                                         .len = op->size};
     if (op->in_acc != NULL) /* its message carries it: done with the post */
       atomic_store_explicit(&sc->lines[sc->rank].flag[SHMCOLL_DONE], s,
                             memory_order_relaxed);
@@ -417,30 +419,4 @@ void hc_shmcoll_gather_read_block(hc_shmcoll_op_t *op, uint32_t s, int r,
       !shmcoll_rooted_read(op, sc->world_ranks[r], at, theirs, len);
   if (theirs->failed)
     shmcoll_rooted_mark(op, r);
-}
-
-void hc_shmcoll_scatter_name_block(const hc_shmcoll_op_t *op, uint32_t s,
-                                   int r, size_t at, size_t len) {
-  hc_shmcoll_t *sc = op->sc;
-  shmcoll_rooted_name(op, (shmcoll_read_block_t *)shmcoll_buf(sc, r, s, sc->small),
-                      at, len);
-}
-
-void hc_shmcoll_scatter_read_block(hc_shmcoll_op_t *op, uint32_t s) {
-  hc_shmcoll_t *sc = op->sc;
-  shmcoll_read_block_t *mine =
-      (shmcoll_read_block_t *)shmcoll_buf(sc, sc->rank, s, sc->small);
-  mine->failed =
-      !shmcoll_rooted_read(op, sc->world_ranks[op->root], 0, mine, op->size);
-  if (mine->failed)
-    shmcoll_rooted_mark(op, 0);
-}
-
-void hc_shmcoll_scatter_read_failures(hc_shmcoll_op_t *op, uint32_t s) {
-  hc_shmcoll_t *sc = op->sc;
-  for (int r = 0; r < sc->size; r++)
-    if (r != sc->rank &&
-        hc_shmcoll_rooted_reads(op, hc_shmcoll_block_len(op->counts, op->each, r)) &&
-        ((const shmcoll_read_block_t *)shmcoll_buf(sc, r, s, sc->small))->failed)
-      shmcoll_rooted_mark(op, r);
 }

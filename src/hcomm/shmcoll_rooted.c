@@ -2,11 +2,11 @@
  * Gather and scatter (their v-forms too) through one node's segment
  * (shmcoll_impl.h): every block of at most a small buffer moves through
  * its sender's or receiver's small buffer in one chunk (the steps,
- * shmcoll.c); blocks of HCMPI_COLL_SHM_ROOTED_READ_MIN and more are read
- * in place by their receiving end from the other's buffer (shmcoll_read.c)
- * where reads work; the others as messages between their rank and the
- * root, on the tag the collective took (and a block whose read failed,
- * after the chunk).
+ * shmcoll.c); a gather's blocks from HCMPI_COLL_SHM_ROOTED_READ_MIN up to
+ * 64 KiB are read in place by the root from their senders' buffers
+ * (shmcoll_read.c) where reads work; the others as messages between their
+ * rank and the root, on the tag the collective took (a block whose read
+ * failed after the chunk).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -108,11 +108,10 @@ static hc_status_t shmcoll_rooted_post(const hc_shmcoll_op_t *op, int send,
 /* Whether op's block of len bytes for rank r (where this rank is the
  * root; else its own) moves as a message: before its turn of the
  * segment (after 0), or after it (after 1).  Blocks of at most a small
- * buffer never do; larger ones always before where reads are off;
- * where they are read in place (hc_shmcoll_rooted_reads), those of a
- * side through an accessor, which names no address (its end posts
- * before, the reader after), and those whose read failed (after, at
- * both ends). */
+ * buffer never do; those not read in place always before; a gather's
+ * read in place (hc_shmcoll_rooted_reads) where its sender's side is an
+ * accessor's, which names no address (the sender posts before, the root
+ * after), or where the read failed (after, at both ends). */
 static int shmcoll_rooted_by_message(const hc_shmcoll_op_t *op, int r,
                                      size_t len, int after) {
   if (len <= op->sc->small)
@@ -122,8 +121,7 @@ static int shmcoll_rooted_by_message(const hc_shmcoll_op_t *op, int r,
   int root = op->sc->rank == op->root;
   int bit = root ? r : 0;
   int failed = (op->rooted_failed[bit / 64] >> (bit % 64)) & 1;
-  int names = root != (op->what == SHMCOLL_OP_GATHER); /* its input */
-  if (!names)
+  if (root)
     return after && failed;
   return after ? op->in_acc == NULL && failed : op->in_acc != NULL;
 }
@@ -204,8 +202,9 @@ static hc_status_t shmcoll_rooted_messages_wait(shmcoll_rooted_msgs_t *m,
 
 /* Whether a gather or scatter on comm runs here: the v-forms always (each
  * block's size is known to both its ends), the others where a block fits
- * a small buffer or is read in place (HCMPI_COLL_SHM_ROOTED_READ_MIN; in
- * between the schedule's messages are as fast as the segment's) and all
+ * a small buffer or a gather's would be read in place
+ * (HCMPI_COLL_SHM_ROOTED_READ_MIN; in between the schedule's messages are
+ * as fast as the segment's) and all
  * of them SHMCOLL_ROOTED_TOTAL_MAX (the same on every rank); where comm
  * has a segment of its own, made now if not yet. */
 int hc_shmcoll_rooted_takes(hcomm_comm_t *comm, int vform, size_t bytes) {

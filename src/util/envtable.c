@@ -134,11 +134,10 @@ const hc_env_entry_t hc_env_table[] = {
      "(process_vm_readv) instead of moving through the shared segment or "
      "point-to-point messages; 0 never"},
     {"HCMPI_COLL_SHM_ROOTED_READ_MIN", "16k", "library",
-     "Gather(v) and Scatter(v) blocks of at least this many bytes are read "
-     "once straight from the sender's (Scatter: the root's) buffer "
-     "(process_vm_readv); smaller ones above the segment's small buffer "
-     "move through its large buffers, larger ones by point-to-point "
-     "messages where reads are refused; 0 never"},
+     "Gather(v) blocks of at least this many bytes and below 64 KiB are "
+     "read once by the root straight from the sender's buffer "
+     "(process_vm_readv) instead of moving as point-to-point messages (as "
+     "they do where reads are refused); 0 never"},
     {"HCMPI_COLL_SHM_ALLTOALL_READ_MIN", "32k", "library",
      "on more than two ranks of one node, Alltoall blocks (not Alltoallv) "
      "of at least this many bytes are read by each rank straight from "

@@ -40,7 +40,7 @@
  *                       (2 ints per rank in the
  *                       segment; -root: the victim is the root),
  *                       gather-16k, scatter-16k and their -root kinds
- *                       (16 KiB a rank, read in place)); the
+ *                       (16 KiB a rank: gather's read in place)); the
  *                       survivors
  *                       must get MPIX_ERR_PROC_FAILED from one of their
  *                       next few KINDs, never hang.  Run under hcmpirun
@@ -423,8 +423,8 @@ static int run_kind(const char *kind, int round)
                                 MPI_COMM_WORLD);
         CHECK(0, "unknown kind %s", kind);
     }
-    /* The -16k kinds: Gather and Scatter of 16 KiB a rank, read in place
-     * by the root (gather) or by each receiver from the root (scatter). */
+    /* The -16k kinds: Gather and Scatter of 16 KiB a rank in the segment,
+     * a gather's read in place by the root, a scatter's messages. */
     static int read_in[4 * 4096], read_out[4 * 4096];
     if (strstr(kind, "-16k") != NULL) {
         int n = 4096, root = strstr(kind, "-root") != NULL ? VICTIM : 0;

@@ -140,8 +140,9 @@ kill_case 2 gather
 kill_case 3 scatter-root
 kill_case 3 gatherv
 kill_case 2 scatterv-root
-# Blocks of 16 KiB, read in place: the victim a sender (or receiver) whose
-# block the root reads (or that reads from the root), or the root.
+# Blocks of 16 KiB in the segment (a gather's read in place by the root):
+# the victim a sender whose block the root reads (or a receiver), or the
+# root.
 for kind in gather-16k gather-16k-root scatter-16k scatter-16k-root; do
     kill_case 4 $kind
 done

@@ -2,7 +2,7 @@
 # coll_shm_rooted.c: blocking Gather and Scatter of blocks up to 64 KiB in
 # all and every Gatherv and Scatterv in the communicator's shared-memory
 # segment, checked byte by byte, with no transport message for small
-# blocks nor for larger plain ones (read in place), on 1,
+# blocks nor for gathers' larger plain ones (read in place), on 1,
 # 2, 3, 5 and 8 ranks; with every wait asleep; with the segments off and over tcp
 # (the same results by messages).
 . "${top_srcdir:-.}/tests/mpi/lib.sh"
