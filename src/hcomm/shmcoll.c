@@ -679,14 +679,18 @@ static int shmcoll_reduce_scatter_step(hc_shmcoll_op_t *op, uint32_t s) {
 }
 
 /* Chunk 0 (the only one) of a gather(v), collective number s: every
- * block of at most a small buffer goes through its sender's small buffer
- * (the others follow as messages, shmcoll_rooted_messages).  A sender is
- * done once it posted: the root's done guards the buffer's next use, so
- * senders run ahead of the root as far as the small buffers go. */
+ * block of at most a small buffer goes through its sender's small buffer,
+ * large ones are read in place (hc_shmcoll_rooted_reads; their senders
+ * wait for the root), the others follow as messages
+ * (shmcoll_rooted_messages).  A sender of a small block is done once it
+ * posted: the root's done guards the buffer's next use, so senders run
+ * ahead of the root as far as the small buffers go. */
 static int shmcoll_gather_step(hc_shmcoll_op_t *op, uint32_t s) {
   hc_shmcoll_t *sc = op->sc;
   size_t small = sc->small;
   int me = sc->rank;
+  if (me != op->root && hc_shmcoll_rooted_reads(op, op->size))
+    return hc_shmcoll_gather_read_send(op, s);
   if (me != op->root) {
     size_t n = op->size <= small ? op->size : 0;
     unsigned char packed[SHMCOLL_SMALL];
@@ -708,9 +712,11 @@ static int shmcoll_gather_step(hc_shmcoll_op_t *op, uint32_t s) {
       return 0;
   for (int r = 0; r < sc->size; r++) {
     size_t n = hc_shmcoll_block_len(op->counts, op->each, r);
-    if (r != me && n > 0 && n <= small)
-      hc_shmcoll_rooted_put(op, hc_shmcoll_block_at(op->displs, op->each, r),
-                            shmcoll_buf(sc, r, s, small), n);
+    size_t at = hc_shmcoll_block_at(op->displs, op->each, r);
+    if (r != me && hc_shmcoll_rooted_reads(op, n))
+      hc_shmcoll_gather_read_block(op, s, r, at, n);
+    else if (r != me && n > 0 && n <= small)
+      hc_shmcoll_rooted_put(op, at, shmcoll_buf(sc, r, s, small), n);
   }
   shmcoll_publish(sc, SHMCOLL_DONE, s);
   return 1;
@@ -718,7 +724,9 @@ static int shmcoll_gather_step(hc_shmcoll_op_t *op, uint32_t s) {
 
 /* The mirror for a scatter(v): the root writes each small block into its
  * receiver's small buffer of number s and is done; each receiver copies
- * its block out once the root posted. */
+ * its block out once the root posted (the others follow as messages:
+ * read in place by their receivers they were slower, bench/NOTES.md,
+ * root16c). */
 static int shmcoll_scatter_step(hc_shmcoll_op_t *op, uint32_t s) {
   hc_shmcoll_t *sc = op->sc;
   size_t small = sc->small;
@@ -1221,8 +1229,7 @@ static void shmcoll_reduce_scatter_op(hc_shmcoll_op_t *op, hc_shmcoll_t *sc,
   op->slice_n = hc_shmcoll_block_len(counts, each, comm->rank);
 }
 
-/* Reads of other ranks' memory worked so far on sc. */
-static int shmcoll_reads_work(const hc_shmcoll_t *sc) {
+int hc_shmcoll_reads_work(const hc_shmcoll_t *sc) {
   return !sc->reads_off && sc->world_ranks != NULL;
 }
 
@@ -1231,7 +1238,7 @@ static int shmcoll_reads_work(const hc_shmcoll_t *sc) {
  * it, alike on every rank, or what hc_shmcoll_enter says). */
 static hc_shmcoll_t *shmcoll_enter_reads(hcomm_comm_t *comm, hc_status_t *rc) {
   hc_shmcoll_t *sc = hc_shmcoll_enter(comm, 0, rc);
-  if (sc == NULL || shmcoll_reads_work(sc))
+  if (sc == NULL || hc_shmcoll_reads_work(sc))
     return sc;
   *rc = HC_ERR_NOT_SUPPORTED;
   return NULL;
@@ -1249,7 +1256,7 @@ static int shmcoll_exchange_reads(const hc_shmcoll_t *sc, size_t most,
   size_t min = sc->size == 2 ? hc_shmcoll_tuning.pair_read_min
                : alltoall    ? hc_shmcoll_tuning.alltoall_read_min
                              : 0;
-  return shmcoll_reads_work(sc) && min > 0 && most >= min &&
+  return hc_shmcoll_reads_work(sc) && min > 0 && most >= min &&
          (size_t)sc->size * sizeof(shmcoll_read_block_t) <= sc->chunk;
 }
 
@@ -1391,7 +1398,7 @@ static int shmcoll_alltoall_reads_large(const hc_shmcoll_op_t *op,
                                         const void *sendbuf) {
   const hc_shmcoll_t *sc = op->sc;
   return op->counts != NULL && sc->size > 2 && sendbuf != HCOMM_IN_PLACE &&
-         shmcoll_reads_work(sc) && hc_shmcoll_tuning.alltoallv_read &&
+         hc_shmcoll_reads_work(sc) && hc_shmcoll_tuning.alltoallv_read &&
          (size_t)sc->size * sizeof(shmcoll_read_block_t) <= sc->small &&
          hc_shmcoll_slot_bytes(op, 0) > sc->small;
 }
@@ -1581,7 +1588,7 @@ hc_status_t hc_shmcoll_ibcast_prepare(hc_shmcoll_op_t *op, void *buf,
   hc_shmcoll_t *sc = reads || shmcoll_bcast_takes(buf, bytes, root, comm)
                          ? hc_shmcoll_made(comm, bytes)
                          : NULL;
-  reads = reads && sc != NULL && shmcoll_reads_work(sc);
+  reads = reads && sc != NULL && hc_shmcoll_reads_work(sc);
   if (sc == NULL || (!reads && !shmcoll_bcast_takes(buf, bytes, root, comm)))
     return HC_ERR_NOT_SUPPORTED;
   shmcoll_bcast_op(op, sc, comm, buf, bytes, root);
@@ -1621,7 +1628,7 @@ hc_status_t hc_shmcoll_ireduce_prepare(hc_shmcoll_op_t *op, const void *sendbuf,
    * a root in place (which the other rank cannot know) that fails a read
    * after combining has no input left for the pipeline. */
   if (root < 0 && shmcoll_reduce_reads(sendbuf, count, rop, root, comm) &&
-      shmcoll_reads_work(sc)) {
+      hc_shmcoll_reads_work(sc)) {
     op->read_first = 1;
     op->nchunks++;
   }

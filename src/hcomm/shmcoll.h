@@ -78,6 +78,13 @@
  * 12.8-15.8 / 10.0-13.2; so from 64 KiB (Alltoall(v) would gain from 16
  * KiB too: bench/NOTES.md, coll16g). */
 #define HC_SHMCOLL_PAIR_READ_MIN ((size_t)64 << 10)
+/* Gather(v) blocks of this many bytes or more (below 64 KiB) are read in
+ * place by the root (process_vm_readv), smaller ones above a small
+ * buffer move as messages.  2 ranks, interleaved, us: a read costs ~1 us
+ * at 1-4 KiB where messages take 0.32-0.50 (through the segment's large
+ * buffers, straight: 0.35-0.62); at 16 KiB reads 1.30-1.48 against
+ * messages' 1.59-7 (bench/NOTES.md, root16c). */
+#define HC_SHMCOLL_ROOTED_READ_MIN ((size_t)16 << 10)
 /* More ranks, Alltoall blocks of this many bytes or more (above
  * HC_SHMCOLL_ALLTOALL_MAX they would be messages): each rank reads its
  * block from every other rank's buffer in the same way.  bench/collective
@@ -153,6 +160,8 @@ typedef struct hc_shmcoll_tuning {
   size_t alltoall_max;       /* alltoall blocks above this take messages */
   size_t pair_read_min;      /* 2 ranks: blocks from this read from the peer */
   size_t alltoall_read_min;  /* more ranks: the same (0: never) */
+  size_t rooted_read_min;    /* gather blocks from this are read in place
+                                (0: never) */
   int alltoallv_read; /* more ranks: alltoallv blocks above a part are read */
   size_t cpus;        /* the node's CPUs a segment assumes (0: online ones) */
   size_t pair_bcast_read_min;  /* 2 ranks: bcasts from this read the root */
@@ -297,6 +306,11 @@ typedef struct hc_shmcoll_op {
    * ranks' buffers; the segment's pipeline, in the chunks after it, runs
    * only where a read failed. */
   int read_first;
+  /* A gather whose large blocks may be read in place (shmcoll_read.c)
+   * rather than sent: the blocks whose read failed or could not be done,
+   * which move as messages after the op (bit r at the root, bit 0 at
+   * another rank: its own).  NULL: all are messages. */
+  uint64_t *rooted_failed;
 } hc_shmcoll_op_t;
 
 /* Set *op up for the I-form when comm already has a segment (made by an

@@ -442,6 +442,10 @@ typedef struct shmcoll_read_block {
  * else 0, and the condition is what the segment's waiters sleep on. */
 int hc_shmcoll_need(hc_shmcoll_t *sc, int kind, int who, uint32_t want);
 
+/* Reads of other ranks' memory worked so far on sc (the same on every
+ * rank: a failed read turns them off on all alike). */
+int hc_shmcoll_reads_work(const hc_shmcoll_t *sc);
+
 /* Reads len bytes at from in world rank's memory into to, through the
  * transport that reaches it (its single-copy get).  0: it cannot (another
  * transport, no permission to read another process, the process gone). */
@@ -454,6 +458,24 @@ int hc_shmcoll_read_exchange_step(hc_shmcoll_op_t *op, uint32_t s);
 int hc_shmcoll_bcast_read_step(hc_shmcoll_op_t *op, uint32_t s);
 int hc_shmcoll_reduce_read_step(hc_shmcoll_op_t *op, uint32_t s);
 int hc_shmcoll_allreduce_read_step(hc_shmcoll_op_t *op, uint32_t s);
+
+/* A gather's blocks of HCMPI_COLL_SHM_ROOTED_READ_MIN and more (up to
+ * 64 KiB) read in place by the root (op->rooted_failed; shmcoll_read.c),
+ * collective number s.  Each sender names its block in its small buffer
+ * of number s and keeps it until the root is done; the root reads it from
+ * there, or marks it failed there before its done, so that both ends move
+ * it as a message after the op.  A sender through an accessor names none
+ * (SHMCOLL_ROOTED_NO_ADDR): its block is a message, posted before the op
+ * by the sender, after it by the root. */
+#define SHMCOLL_ROOTED_NO_ADDR UINT64_MAX
+int hc_shmcoll_rooted_reads(const hc_shmcoll_op_t *op, size_t len);
+/* A sender of a block read in place: names it, and keeps it until the
+ * root is done.  1 when done, 0 when it waits. */
+int hc_shmcoll_gather_read_send(hc_shmcoll_op_t *op, uint32_t s);
+/* The root, every rank posted: reads block r (len bytes at at of its
+ * output) from where its sender named it. */
+void hc_shmcoll_gather_read_block(hc_shmcoll_op_t *op, uint32_t s, int r,
+                                  size_t at, size_t len);
 
 /* The segment for a blocking collective of bytes, or NULL (*rc:
  * HC_ERR_NOT_SUPPORTED, or the failure met while making it).  A lost

@@ -337,3 +337,86 @@ int hc_shmcoll_allreduce_read_step(hc_shmcoll_op_t *op, uint32_t s) {
     op->read_failed = 1;
   return 1;
 }
+
+/* ---- gather: blocks read in place by the root ---- */
+
+/* Blocks of this many bytes and more are messages again: the shm
+ * transport's rendezvous copies them through its ring on both cores at
+ * once, where a read is one core's (2 ranks, Gatherv 64 KiB 3.8-4.1 us
+ * both ways; bench/NOTES.md, root16c).  A scatter's blocks are always
+ * messages: its receivers' reads lost to them (16 KiB 1.33 against 1.20
+ * us, 32 KiB 2.55 against 1.9, 64 KiB 4.2-4.6 against 2.9-3.2). */
+#define SHMCOLL_ROOTED_READ_BELOW ((size_t)64 << 10)
+
+int hc_shmcoll_rooted_reads(const hc_shmcoll_op_t *op, size_t len) {
+  return op->rooted_failed != NULL && op->what == SHMCOLL_OP_GATHER &&
+         len > op->sc->small &&
+         len >= hc_shmcoll_tuning.rooted_read_min &&
+         len < SHMCOLL_ROOTED_READ_BELOW;
+}
+
+/* Bytes a reader through an accessor reads at a time, then unpacks. */
+#define SHMCOLL_ROOTED_READ_CHUNK ((size_t)16 << 10)
+
+/* Reads the block that desc names, of len bytes, from world rank's
+ * memory into op's output at at (through its accessor where it has
+ * one).  0: not read (no address named, sizes that disagree, a failed
+ * read). */
+static int shmcoll_rooted_read(const hc_shmcoll_op_t *op, int world, size_t at,
+                               const shmcoll_read_block_t *desc, size_t len) {
+  if (desc->len != len)
+    return 0;
+  if (op->out_acc == NULL)
+    return hc_shmcoll_read_peer(world, op->out + at, desc->addr, len);
+  unsigned char chunk[SHMCOLL_ROOTED_READ_CHUNK];
+  for (size_t done = 0; done < len; done += sizeof chunk) {
+    size_t n = len - done < sizeof chunk ? len - done : sizeof chunk;
+    if (!hc_shmcoll_read_peer(world, chunk, desc->addr + done, n))
+      return 0;
+    hc_shmcoll_rooted_put(op, at + done, chunk, n);
+  }
+  return 1;
+}
+
+static void shmcoll_rooted_mark(hc_shmcoll_op_t *op, int r) {
+  op->rooted_failed[r / 64] |= (uint64_t)1 << (r % 64);
+}
+
+int hc_shmcoll_gather_read_send(hc_shmcoll_op_t *op, uint32_t s) {
+  hc_shmcoll_t *sc = op->sc;
+  shmcoll_read_block_t *mine =
+      (shmcoll_read_block_t *)shmcoll_buf(sc, sc->rank, s, sc->small);
+  if (op->phase == 0) {
+    if (!hc_shmcoll_need(sc, SHMCOLL_DONE, SHMCOLL_ALL,
+                         shmcoll_reuse(sc, s, sc->small)))
+      return 0;
+    *mine = op->in_acc != NULL /* no address to name */
+                ? (shmcoll_read_block_t){.len = SHMCOLL_ROOTED_NO_ADDR}
+                : (shmcoll_read_block_t){.addr = (uint64_t)(uintptr_t)op->in,
+                                         .len = op->size};
+    if (op->in_acc != NULL) /* its message carries it: done with the post */
+      atomic_store_explicit(&sc->lines[sc->rank].flag[SHMCOLL_DONE], s,
+                            memory_order_relaxed);
+    shmcoll_publish(sc, SHMCOLL_POSTED, s);
+    op->phase = 1;
+    if (op->in_acc != NULL)
+      return 1;
+  }
+  if (!hc_shmcoll_need(sc, SHMCOLL_DONE, op->root, s))
+    return 0;
+  if (mine->failed)
+    shmcoll_rooted_mark(op, 0);
+  shmcoll_publish(sc, SHMCOLL_DONE, s);
+  return 1;
+}
+
+void hc_shmcoll_gather_read_block(hc_shmcoll_op_t *op, uint32_t s, int r,
+                                  size_t at, size_t len) {
+  hc_shmcoll_t *sc = op->sc;
+  shmcoll_read_block_t *theirs =
+      (shmcoll_read_block_t *)shmcoll_buf(sc, r, s, sc->small);
+  theirs->failed =
+      !shmcoll_rooted_read(op, sc->world_ranks[r], at, theirs, len);
+  if (theirs->failed)
+    shmcoll_rooted_mark(op, r);
+}

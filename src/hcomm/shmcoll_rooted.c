@@ -2,8 +2,11 @@
  * Gather and scatter (their v-forms too) through one node's segment
  * (shmcoll_impl.h): every block of at most a small buffer moves through
  * its sender's or receiver's small buffer in one chunk (the steps,
- * shmcoll.c), the larger ones as messages between their rank and the root
- * once that chunk is done, on the tag the collective took.
+ * shmcoll.c); a gather's blocks from HCMPI_COLL_SHM_ROOTED_READ_MIN up to
+ * 64 KiB are read in place by the root from their senders' buffers
+ * (shmcoll_read.c) where reads work; the others as messages between their
+ * rank and the root, on the tag the collective took (a block whose read
+ * failed after the chunk).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -98,9 +101,35 @@ static hc_status_t shmcoll_rooted_post(const hc_shmcoll_op_t *op, int send,
   return rc;
 }
 
+/* Ranks up to which a rooted op reads its large blocks in place (the
+ * bits of its failed reads on the stack); on more they are messages. */
+#define SHMCOLL_ROOTED_READ_RANKS 1024
+
+/* Whether op's block of len bytes for rank r (where this rank is the
+ * root; else its own) moves as a message: before its turn of the
+ * segment (after 0), or after it (after 1).  Blocks of at most a small
+ * buffer never do; those not read in place always before; a gather's
+ * read in place (hc_shmcoll_rooted_reads) where its sender's side is an
+ * accessor's, which names no address (the sender posts before, the root
+ * after), or where the read failed (after, at both ends). */
+static int shmcoll_rooted_by_message(const hc_shmcoll_op_t *op, int r,
+                                     size_t len, int after) {
+  if (len <= op->sc->small)
+    return 0;
+  if (!hc_shmcoll_rooted_reads(op, len))
+    return !after;
+  int root = op->sc->rank == op->root;
+  int bit = root ? r : 0;
+  int failed = (op->rooted_failed[bit / 64] >> (bit % 64)) & 1;
+  if (root)
+    return after && failed;
+  return after ? op->in_acc == NULL && failed : op->in_acc != NULL;
+}
+
 /* The messages of a rooted op: its blocks larger than a small buffer,
  * each between its rank and the root (each end knows the block's size:
- * the sender's count matches the root's). */
+ * the sender's count matches the root's), those that
+ * shmcoll_rooted_by_message picks for before or after the op's turn. */
 /* Messages a rooted op keeps on the stack; more take the heap. */
 #define SHMCOLL_ROOTED_MSGS_ON_STACK 8
 
@@ -112,23 +141,23 @@ typedef struct shmcoll_rooted_msgs {
   shmcoll_rooted_slice_t slices_here[SHMCOLL_ROOTED_MSGS_ON_STACK];
 } shmcoll_rooted_msgs_t;
 
-/* Posts op's messages on tag, before its turn of the segment, so that
- * they move while the ranks meet there. */
+/* Posts op's messages on tag (before its turn of the segment, so that
+ * they move while the ranks meet there, or after), adding to m. */
 static hc_status_t shmcoll_rooted_messages(const hc_shmcoll_op_t *op, int tag,
+                                           int after,
                                            shmcoll_rooted_msgs_t *m) {
   hc_shmcoll_t *sc = op->sc;
   int me = sc->rank, gather = op->what == SHMCOLL_OP_GATHER;
-  m->reqs = m->reqs_here;
-  m->slices = m->slices_here;
-  m->n = 0;
   hc_status_t rc = HC_OK;
   for (int r = 0; r < sc->size && rc == HC_OK; r++) {
     int peer = me == op->root ? r : op->root;
     size_t len = me == op->root ? hc_shmcoll_block_len(op->counts, op->each, r)
                                 : op->size;
-    if (r == op->root || len <= sc->small || (me != op->root && r != me))
+    if (r == op->root || (me != op->root && r != me) ||
+        !shmcoll_rooted_by_message(op, r, len, after))
       continue;
-    if (m->n == SHMCOLL_ROOTED_MSGS_ON_STACK) { /* only the root's */
+    if (m->n == SHMCOLL_ROOTED_MSGS_ON_STACK &&
+        m->reqs == m->reqs_here) { /* only the root's */
       m->reqs = calloc((size_t)sc->size, sizeof *m->reqs);
       m->slices = calloc((size_t)sc->size, sizeof *m->slices);
       if (m->reqs == NULL || m->slices == NULL) {
@@ -173,13 +202,18 @@ static hc_status_t shmcoll_rooted_messages_wait(shmcoll_rooted_msgs_t *m,
 
 /* Whether a gather or scatter on comm runs here: the v-forms always (each
  * block's size is known to both its ends), the others where a block fits
- * a small buffer and all of them SHMCOLL_ROOTED_TOTAL_MAX (the same on
- * every rank); where comm has a segment of its own, made now if not yet. */
+ * a small buffer or a gather's would be read in place
+ * (HCMPI_COLL_SHM_ROOTED_READ_MIN; in between the schedule's messages are
+ * as fast as the segment's) and all
+ * of them SHMCOLL_ROOTED_TOTAL_MAX (the same on every rank); where comm
+ * has a segment of its own, made now if not yet. */
 int hc_shmcoll_rooted_takes(hcomm_comm_t *comm, int vform, size_t bytes) {
   hc_status_t rc;
+  size_t read_min = hc_shmcoll_tuning.rooted_read_min;
   return comm != NULL &&
-         (vform || (bytes <= SHMCOLL_SMALL &&
-                    bytes * (size_t)comm->size <= SHMCOLL_ROOTED_TOTAL_MAX)) &&
+         (vform ||
+          ((bytes <= SHMCOLL_SMALL || (read_min > 0 && bytes >= read_min)) &&
+           bytes * (size_t)comm->size <= SHMCOLL_ROOTED_TOTAL_MAX)) &&
          hc_shmcoll_enter(comm, 0, &rc) != NULL;
 }
 
@@ -219,13 +253,23 @@ static hc_status_t shmcoll_rooted(int what, int vform,
   op.displs = my_displs;
   op.each = mine;
   op.size = mine;
+  /* Every rank alike: reads worked so far on the segment, and its size. */
+  uint64_t failed[SHMCOLL_ROOTED_READ_RANKS / 64] = {0};
+  if (comm->size <= SHMCOLL_ROOTED_READ_RANKS &&
+      hc_shmcoll_tuning.rooted_read_min > 0 && hc_shmcoll_reads_work(op.sc))
+    op.rooted_failed = failed;
   /* The tag hc_shmcoll_run takes for the op (it counts one more). */
   hc_engine_lock();
   int tag = HC_NBC_TAG_BASE + (int)(comm->coll_seq % HC_NBC_SEQS);
   hc_engine_unlock();
   shmcoll_rooted_msgs_t msgs;
-  hc_status_t posted = shmcoll_rooted_messages(&op, tag, &msgs);
+  msgs.reqs = msgs.reqs_here;
+  msgs.slices = msgs.slices_here;
+  msgs.n = 0;
+  hc_status_t posted = shmcoll_rooted_messages(&op, tag, 0, &msgs);
   hc_status_t rc = hc_shmcoll_run(&op); /* the others wait for its turn */
+  if (posted == HC_OK && rc == HC_OK && op.rooted_failed != NULL)
+    posted = shmcoll_rooted_messages(&op, tag, 1, &msgs);
   return shmcoll_rooted_messages_wait(&msgs, posted != HC_OK ? posted : rc);
 }
 

@@ -43,6 +43,7 @@ hc_shmcoll_tuning_t hc_shmcoll_tuning = {
     .alltoall_max = HC_SHMCOLL_ALLTOALL_MAX,
     .pair_read_min = HC_SHMCOLL_PAIR_READ_MIN,
     .alltoall_read_min = HC_SHMCOLL_ALLTOALL_READ_MIN,
+    .rooted_read_min = HC_SHMCOLL_ROOTED_READ_MIN,
     .alltoallv_read = 1,
     .pair_bcast_read_min = HC_SHMCOLL_PAIR_BCAST_READ_MIN,
     .bcast_read_min = HC_SHMCOLL_BCAST_READ_MIN,
@@ -78,6 +79,8 @@ void hc_shmcoll_tuning_load(void) {
   t->alltoall_read_min = hc_env_size("HCMPI_COLL_SHM_ALLTOALL_READ_MIN",
                                      HC_SHMCOLL_ALLTOALL_READ_MIN);
   t->alltoallv_read = hc_env_bool("HCMPI_COLL_SHM_ALLTOALLV_READ", 1);
+  t->rooted_read_min = hc_env_size("HCMPI_COLL_SHM_ROOTED_READ_MIN",
+                                   HC_SHMCOLL_ROOTED_READ_MIN);
   t->cpus = hc_env_size("HCMPI_COLL_SHM_CPUS", 0);
   t->pair_bcast_read_min = hc_env_size("HCMPI_COLL_SHM_PAIR_BCAST_READ_MIN",
                                        HC_SHMCOLL_PAIR_BCAST_READ_MIN);

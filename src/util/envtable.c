@@ -133,6 +133,11 @@ const hc_env_entry_t hc_env_table[] = {
      "bytes are read once straight from the other rank's buffer "
      "(process_vm_readv) instead of moving through the shared segment or "
      "point-to-point messages; 0 never"},
+    {"HCMPI_COLL_SHM_ROOTED_READ_MIN", "16k", "library",
+     "Gather(v) blocks of at least this many bytes and below 64 KiB are "
+     "read once by the root straight from the sender's buffer "
+     "(process_vm_readv) instead of moving as point-to-point messages (as "
+     "they do where reads are refused); 0 never"},
     {"HCMPI_COLL_SHM_ALLTOALL_READ_MIN", "32k", "library",
      "on more than two ranks of one node, Alltoall blocks (not Alltoallv) "
      "of at least this many bytes are read by each rank straight from "
@@ -408,6 +413,7 @@ const hc_env_bounds_t hc_env_bounds[] = {
     {"HCMPI_COLL_SHM_ALLTOALL_MAX", 1, 0, 64 * ENV_GIB},
     {"HCMPI_COLL_SHM_PAIR_READ_MIN", 1, 0, 64 * ENV_GIB},
     {"HCMPI_COLL_SHM_ALLTOALL_READ_MIN", 1, 0, 64 * ENV_GIB},
+    {"HCMPI_COLL_SHM_ROOTED_READ_MIN", 1, 0, 64 * ENV_GIB},
     {"HCMPI_COLL_SHM_CPUS", 1, 0, 1 << 20},
     {"HCMPI_COLL_SHM_PAIR_BCAST_READ_MIN", 1, 0, 64 * ENV_GIB},
     {"HCMPI_COLL_SHM_PAIR_REDUCE_READ_MIN", 1, 0, 64 * ENV_GIB},

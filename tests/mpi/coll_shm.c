@@ -38,7 +38,9 @@
  *                       lane), gather, gather-root, scatter, scatter-root,
  *                       gatherv, gatherv-root, scatterv, scatterv-root
  *                       (2 ints per rank in the
- *                       segment; -root: the victim is the root)); the
+ *                       segment; -root: the victim is the root),
+ *                       gather-16k, scatter-16k and their -root kinds
+ *                       (16 KiB a rank: gather's read in place)); the
  *                       survivors
  *                       must get MPIX_ERR_PROC_FAILED from one of their
  *                       next few KINDs, never hang.  Run under hcmpirun
@@ -419,6 +421,18 @@ static int run_kind(const char *kind, int round)
         if (strncmp(kind, "alltoall", 8) == 0)
             return MPI_Alltoall(mid_in, n / wsize, MPI_INT, mid_out, n / wsize, MPI_INT,
                                 MPI_COMM_WORLD);
+        CHECK(0, "unknown kind %s", kind);
+    }
+    /* The -16k kinds: Gather and Scatter of 16 KiB a rank in the segment,
+     * a gather's read in place by the root, a scatter's messages. */
+    static int read_in[4 * 4096], read_out[4 * 4096];
+    if (strstr(kind, "-16k") != NULL) {
+        int n = 4096, root = strstr(kind, "-root") != NULL ? VICTIM : 0;
+        CHECK(wsize <= 4, "the -16k kinds need at most 4 ranks");
+        if (strncmp(kind, "gather", 6) == 0)
+            return MPI_Gather(read_in, n, MPI_INT, read_out, n, MPI_INT, root, MPI_COMM_WORLD);
+        if (strncmp(kind, "scatter", 7) == 0)
+            return MPI_Scatter(read_in, n, MPI_INT, read_out, n, MPI_INT, root, MPI_COMM_WORLD);
         CHECK(0, "unknown kind %s", kind);
     }
     if (strcmp(kind, "allgather") == 0)

@@ -140,6 +140,14 @@ kill_case 2 gather
 kill_case 3 scatter-root
 kill_case 3 gatherv
 kill_case 2 scatterv-root
+# Blocks of 16 KiB in the segment (a gather's read in place by the root):
+# the victim a sender whose block the root reads (or a receiver), or the
+# root.
+for kind in gather-16k gather-16k-root scatter-16k scatter-16k-root; do
+    kill_case 4 $kind
+done
+kill_case 2 gather-16k
+HCMPI_SPIN=0 kill_case 2 scatter-16k-root
 # Large bcasts are read from the root's buffer by default (above); the
 # segment's pipeline when that is off.
 HCMPI_COLL_SHM_BCAST_READ_MIN=0 kill_case 4 bcast-large

@@ -20,7 +20,13 @@
  *                            and empty blocks.  Gather(v) and Scatter(v)
  *                            of blocks of at most 512 bytes (in place and
  *                            not, plain and strided) move no transport
- *                            message on 2 or more ranks (MPI_T counters).
+ *                            message on 2 or more ranks (MPI_T counters);
+ *                            nor do the gathers' blocks of 16 KiB and more
+ *                            of plain ints at the root, read in place
+ *                            (fixed forms of 16 KiB blocks, v-forms of
+ *                            4096 ints and more beside 128 and fewer).
+ *   coll_shm_rooted noreads  the same, larger blocks by messages allowed
+ *                            (reads refused: no CMA).
  *   coll_shm_rooted plain    results only (segments off, tcp, another MPI).
  */
 #include "mpitest.h"
@@ -38,19 +44,43 @@ static unsigned long long messages_sent(void)
     return counted ? mt_counters_sum(session, 2, sent) : 0;
 }
 
+/* Messages this rank sent in the Gather(v) calls so far. */
+static unsigned long long gather_messages;
+
 /* Element i of rank r's block in iteration it, for root root. */
 static int elem(int r, int root, int it, int i)
 {
     return r * 100003 + root * 1009 + it * 31 + i;
 }
 
-/* Uneven counts: zeros for every third rank, the others about the small
- * buffer's 128 ints (small: all of them at most 128). */
-static void layout(int n, int it, int small, int *counts, int *displs, int *total)
+/* Block sizes of a layout: all within the small buffer's 128 ints, about
+ * them, wide (128 ints or fewer through the small buffers, 4096 ints = 16
+ * KiB and more read in place; each threshold's edge among them), or
+ * between (129 to 4095 ints: messages). */
+enum { SIZES_SMALL = 1, SIZES_ABOUT = 0, SIZES_WIDE = 2, SIZES_MID = 3 };
+
+static int block_count(int r, int it, int sizes)
+{
+    if (r % 3 == 1)
+        return 0;
+    if (sizes == SIZES_SMALL)
+        return (r * 37 + it * 11) % 129;
+    if (sizes == SIZES_ABOUT)
+        return (r * 97 + it * 61) % 300;
+    int spread = (r * 997 + it * 613) % 1024;
+    if (sizes == SIZES_MID)
+        return 129 + spread * 3;
+    if (r % 3 == 2)
+        return (r / 3 + it) % 2 ? 128 : 4096;
+    return (r / 3 + it) % 2 ? 1 + spread % 128 : 4097 + spread * 2;
+}
+
+/* Uneven counts: zeros for every third rank, the others as sizes says. */
+static void layout(int n, int it, int sizes, int *counts, int *displs, int *total)
 {
     int at = 0;
     for (int r = 0; r < n; r++)
-        counts[r] = r % 3 == 1 ? 0 : small ? (r * 37 + it * 11) % 129 : (r * 97 + it * 61) % 300;
+        counts[r] = block_count(r, it, sizes);
     for (int r = n - 1; r >= 0; r--) { /* reverse order, a gap of 2 after each */
         displs[r] = at;
         at += counts[r] + 2;
@@ -88,9 +118,11 @@ static void gatherv_scatterv(MPI_Comm comm, int it, int root, const int *counts,
     if (self)
         for (int i = 0; i < counts[rank]; i++)
             all[(size_t)(displs[rank] + i) * ms] = elem(rank, root, it, i);
+    unsigned long long before = messages_sent();
     CHECK(MPI_Gatherv(self ? MPI_IN_PLACE : mine, counts[rank], one.type, all, counts, displs,
                       many.type, root, comm) == MPI_SUCCESS,
           "gatherv");
+    gather_messages += messages_sent() - before;
     for (int r = 0; rank == root && r < n; r++) {
         for (int i = 0; i < counts[r]; i++)
             CHECK(all[(size_t)(displs[r] + i) * ms] == elem(r, root, it, i),
@@ -126,13 +158,13 @@ static MPI_Datatype every_other_int(void)
 }
 
 /* stride: 1 plain ints, 2 one int every two, at every side. */
-static void gatherv_case(MPI_Comm comm, int it, int small, int inplace, int stride)
+static void gatherv_case(MPI_Comm comm, int it, int sizes, int inplace, int stride)
 {
     int n;
     MPI_Comm_size(comm, &n);
     int *counts = mt_malloc(sizeof(int) * (size_t)n), *displs = mt_malloc(sizeof(int) * (size_t)n);
     int total;
-    layout(n, it, small, counts, displs, &total);
+    layout(n, it, sizes, counts, displs, &total);
     MPI_Datatype every_other = every_other_int();
     side_t both = {stride == 2 ? every_other : MPI_INT, stride};
     for (int root = 0; root < n; root++)
@@ -188,9 +220,11 @@ static void fixed_case(MPI_Comm comm, int it, int each, int inplace)
             all[k] = GAP;
         if (self)
             memcpy(all + rank * each, mine, sizeof(int) * (size_t)each);
+        unsigned long long before = messages_sent();
         CHECK(MPI_Gather(self ? MPI_IN_PLACE : mine, each, MPI_INT, all, each, MPI_INT, root,
                          comm) == MPI_SUCCESS,
               "gather");
+        gather_messages += messages_sent() - before;
         for (int k = 0; rank == root && k < n * each; k++)
             CHECK(all[k] == elem(k / each, root, it, k % each), "gather it %d root %d each %d: [%d]",
                   it, root, each, k);
@@ -219,18 +253,45 @@ static void small_round(MPI_Comm comm, int it)
         fixed_case(comm, it, 1, inplace);
         fixed_case(comm, it, 128, inplace);
         for (int stride = 1; stride <= 2; stride++)
-            gatherv_case(comm, it, 1, inplace, stride);
+            gatherv_case(comm, it, SIZES_SMALL, inplace, stride);
     }
     if (counted)
         CHECK(messages_sent() == before, "small gathers and scatters sent %llu messages",
               messages_sent() - before);
 }
 
+/* Blocks of 16 KiB and more, of plain ints at the root (fixed forms where
+ * 64 KiB hold them all; the wide layout, beside small blocks): a gather's
+ * read in place where reads work (reads), so no transport message either
+ * (scatters' blocks are messages); then
+ * strided at both sides (packed views, or at the root beyond 64 KiB its
+ * streams), blocks between a small buffer and 16 KiB (messages), and
+ * fixed forms of 1 KiB blocks (the schedule). */
+static void read_round(MPI_Comm comm, int it, int reads)
+{
+    int n;
+    MPI_Comm_size(comm, &n);
+    unsigned long long before = gather_messages;
+    for (int inplace = 0; inplace < 2; inplace++) {
+        if (n <= 4)
+            fixed_case(comm, it, 4096, inplace);
+        gatherv_case(comm, it, SIZES_WIDE, inplace, 1);
+    }
+    if (counted && reads)
+        CHECK(gather_messages == before, "gathers read in place sent %llu messages",
+              gather_messages - before);
+    for (int inplace = 0; inplace < 2; inplace++) {
+        gatherv_case(comm, it, SIZES_WIDE, inplace, 2);
+        gatherv_case(comm, it, SIZES_MID, inplace, 1);
+        fixed_case(comm, it, 256, inplace);
+    }
+}
+
 static void any_round(MPI_Comm comm, int it)
 {
     for (int inplace = 0; inplace < 2; inplace++)
         for (int stride = 1; stride <= 2; stride++)
-            gatherv_case(comm, it, 0, inplace, stride);
+            gatherv_case(comm, it, SIZES_ABOUT, inplace, stride);
     fixed_case(comm, it, 129, 0);
     fixed_case(comm, it, 300, 1);
     for (int inplace = 0; inplace < 2; inplace++)
@@ -240,6 +301,7 @@ static void any_round(MPI_Comm comm, int it)
 int main(int argc, char **argv)
 {
     int plain = argc > 1 && strcmp(argv[1], "plain") == 0;
+    int reads = !(argc > 1 && strcmp(argv[1], "noreads") == 0);
     int provided;
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
@@ -258,6 +320,7 @@ int main(int argc, char **argv)
         for (int k = 0; k < 2; k++) {
             small_round(comms[k], it);
             any_round(comms[k], it);
+            read_round(comms[k], it, reads);
         }
     }
     MPI_Comm_free(&split);

@@ -1,7 +1,8 @@
 #!/bin/sh
-# coll_shm_rooted.c: blocking Gather and Scatter of small blocks and every
-# Gatherv and Scatterv in the communicator's shared-memory segment,
-# checked byte by byte, with no transport message for small blocks, on 1,
+# coll_shm_rooted.c: blocking Gather and Scatter of blocks up to 64 KiB in
+# all and every Gatherv and Scatterv in the communicator's shared-memory
+# segment, checked byte by byte, with no transport message for small
+# blocks nor for gathers' larger plain ones (read in place), on 1,
 # 2, 3, 5 and 8 ranks; with every wait asleep; with the segments off and over tcp
 # (the same results by messages).
 . "${top_srcdir:-.}/tests/mpi/lib.sh"
@@ -15,6 +16,12 @@ for n in 1 2 3 5 8; do
     run_mpi_ok $n coll_shm_rooted
 done
 HCMPI_SPIN=0 run_mpi_ok 4 coll_shm_rooted
+# Reads refused (no CMA) on every rank, and on rank 1 alone (its reads of
+# blocks fail, and those follow as messages between that pair).
+HCMPI_SHM_CMA=0 run_mpi_ok 3 coll_shm_rooted noreads
+for n in 2 3 5; do
+    run_mpi_ok_no_cma_on_rank1 $n coll_shm_rooted noreads
+done
 HCMPI_COLL_SHM=0 run_mpi_ok 3 coll_shm_rooted plain
 HCMPI_TRANSPORTS=tcp run_mpi_ok 3 coll_shm_rooted plain
 echo "coll_shm_rooted: all cases passed"
