@@ -65,8 +65,18 @@ done
 # MPI_Comm_spawn through PMIx_Spawn: the parents spawn 2, then 1 + 2
 # children (bytes, statuses, merge checked on both sides) and get
 # MPI_ERR_SPAWN, nothing started, for a program that cannot be executed.
+# Under load, about one run in fifty of this job hangs inside Open MPI:
+# a spawned child waits in PMIx_Init for a reply mpirun never sends.  The
+# same program built with Open MPI's own mpicc hangs alike (1 in 100 runs
+# beside make check, 5 Dec 2026), so a run that times out gets one more.
 run -n 2 "$(pwd)/tests/mpi/dyn_spawn" parent
-check "mpirun -n 2 dyn_spawn parent (PMIx_Spawn)" $? 2 '^dyn_spawn: parent [01] of 2 OK$'
+rc=$?
+if [ $rc -eq 124 ]; then
+  echo "mpirun -n 2 dyn_spawn parent timed out inside mpirun; once more"
+  run -n 2 "$(pwd)/tests/mpi/dyn_spawn" parent
+  rc=$?
+fi
+check "mpirun -n 2 dyn_spawn parent (PMIx_Spawn)" $rc 2 '^dyn_spawn: parent [01] of 2 OK$'
 
 # mpirun killed with SIGKILL ends no rank itself: each rank notices its
 # PMIx server connection close and ends (tests/mpi/leak_victim hang waits
