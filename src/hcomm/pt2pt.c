@@ -259,9 +259,11 @@ hc_status_t hcomm_irecv_acc(const hcomm_accessor_t *acc, size_t bytes,
 /* hcomm_send_now under the lock.  Tracing takes the request path, which
  * records the send.  comm, dest and tag passed the caller's checks
  * (hcomm.h); a NULL buf for bytes > 0, which a type of absolute addresses
- * lets through them, goes the request path, which refuses it. */
-static hc_status_t pt2pt_send_now(const void *buf, size_t bytes, int dest,
-                                  int tag, hcomm_comm_t *comm) {
+ * lets through them, goes the request path, which refuses it.  Inlined,
+ * so that hcomm_send_now without threads ends in a tail call. */
+__attribute__((always_inline)) static inline hc_status_t
+pt2pt_send_now(const void *buf, size_t bytes, int dest, int tag,
+               hcomm_comm_t *comm) {
   /* A revoked communicator's sends fail: the request path says so. */
   if (hc_trace_on || hc_ft_nrevoked > 0 || hc_engine_check() != HC_OK ||
       (bytes > 0 && buf == NULL))
@@ -275,6 +277,10 @@ static hc_status_t pt2pt_send_now(const void *buf, size_t bytes, int dest,
 
 hc_status_t hcomm_send_now(const void *buf, size_t bytes, int dest, int tag,
                            hcomm_comm_t *comm) {
+  /* Without threads the engine's send is the last step, a tail call: no
+   * frame of this function's own on every small send. */
+  if (!hc_engine.locking)
+    return pt2pt_send_now(buf, bytes, dest, tag, comm);
   hc_engine_lock();
   hc_status_t rc = pt2pt_send_now(buf, bytes, dest, tag, comm);
   hc_engine_unlock();

@@ -195,6 +195,11 @@ struct shm_pool_ref {
   uint32_t len;
 };
 
+/* shm_push_slot leaves the size check to its callers. */
+_Static_assert(sizeof(struct shm_help_ask) <= SHM_INLINE_MAX &&
+                   sizeof(struct shm_pool_ref) <= SHM_INLINE_MAX,
+               "a ring slot holds what the rings carry");
+
 typedef struct shm_ctx {
   int world_rank;
   int local_rank;
@@ -804,11 +809,22 @@ static void shm_ring_bell(shm_ctx_t *shm, int p) {
            strerror(errno));
 }
 
-/* Wakes local rank p however it sleeps; the caller has published and
- * fenced. */
-static void shm_wake(shm_ctx_t *shm, int p) {
+/* shm_wake's work once p was seen asleep or polling: out of line, since
+ * a stream's sends find their peer awake. */
+static __attribute__((noinline)) void shm_wake_sleeper(shm_ctx_t *shm, int p) {
   shm_ring_doorbell(shm, p);
   shm_ring_bell(shm, p);
+}
+
+/* Wakes local rank p however it sleeps; the caller has published and
+ * fenced.  Inline: every send asks, and an awake peer costs the two loads
+ * (where the call cost a frame, ~25 instructions a send). */
+__attribute__((always_inline)) static inline void shm_wake(shm_ctx_t *shm,
+                                                           int p) {
+  struct hc_shm_slot *slot = &shm->slots[p];
+  if ((atomic_load_explicit(&slot->sleeping, memory_order_relaxed) |
+       atomic_load_explicit(&slot->polling, memory_order_relaxed)) != 0)
+    shm_wake_sleeper(shm, p);
 }
 
 static void shm_wake_op(void *ctx, int peer_world_rank) {
@@ -818,16 +834,19 @@ static void shm_wake_op(void *ctx, int peer_world_rank) {
     shm_wake(shm, p);
 }
 
-/* Pushes one slot to peer's ring; on a full ring raises the waiting flag
- * and looks once more, since the consumer may have drained it before it
- * could see the flag. */
-static hc_status_t shm_push_slot(shm_ctx_t *shm, int peer, uint32_t tag,
-                                 const struct iovec *iov, int iovcnt) {
+/* Pushes one slot of total bytes (the pieces' sum, at most SHM_INLINE_MAX,
+ * the rings' cell size) to peer's ring; on a full ring raises the waiting
+ * flag and looks once more, since the consumer may have drained it before
+ * it could see the flag.  Inlined: called, its frame cost ~20
+ * instructions of every small send. */
+__attribute__((always_inline)) static inline hc_status_t
+shm_push_slot(shm_ctx_t *shm, int peer, uint32_t tag, const struct iovec *iov,
+              int iovcnt, size_t total) {
   hc_shm_ring_t *ring = &shm->out[peer];
-  hc_status_t rc = hc_shm_ring_push_tagged(ring, tag, iov, iovcnt);
+  hc_status_t rc = hc_shm_ring_push_sized(ring, tag, iov, iovcnt, total);
   if (rc == HC_ERR_AGAIN) {
     hc_shm_ring_set_waiting(ring);
-    rc = hc_shm_ring_push_tagged(ring, tag, iov, iovcnt);
+    rc = hc_shm_ring_push_sized(ring, tag, iov, iovcnt, total);
   }
   atomic_store_explicit(&shm->out_blocked[peer], rc == HC_ERR_AGAIN,
                         memory_order_relaxed);
@@ -854,7 +873,7 @@ static hc_status_t shm_push_pooled(shm_ctx_t *shm, int peer,
   for (int i = 0; i < iovcnt; i++)
     ref.len += (uint32_t)iov[i].iov_len;
   struct iovec slot = {&ref, sizeof ref};
-  rc = shm_push_slot(shm, peer, SHM_TAG_POOL, &slot, 1);
+  rc = shm_push_slot(shm, peer, SHM_TAG_POOL, &slot, 1, sizeof ref);
   if (rc != HC_OK)
     hc_shm_pool_release(pool, ref.index);
   return rc;
@@ -902,7 +921,7 @@ static hc_status_t shm_send(void *ctx, int peer_world_rank,
     hc_shm_fastbox_put(&shm->box_out[peer], iov, iovcnt, total);
     rc = HC_OK;
   } else if (total <= SHM_INLINE_MAX) {
-    rc = shm_push_slot(shm, peer, 0, iov, iovcnt);
+    rc = shm_push_slot(shm, peer, 0, iov, iovcnt, total);
   } else {
     rc = shm_push_pooled(shm, peer, iov, iovcnt);
   }
@@ -1202,7 +1221,7 @@ static hc_status_t shm_read_shared(shm_ctx_t *shm, int peer, pid_t pid,
   struct shm_help_ask ask = {(uint64_t)(uintptr_t)local, remote_addr, len, gen,
                              0};
   struct iovec iov = {&ask, sizeof ask};
-  if (shm_push_slot(shm, peer, SHM_TAG_HELP, &iov, 1) != HC_OK) {
+  if (shm_push_slot(shm, peer, SHM_TAG_HELP, &iov, 1, sizeof ask) != HC_OK) {
     atomic_store_explicit(&mine->help_claims, shm_claims(gen, 0, 0),
                           memory_order_relaxed);
     return HC_ERR_AGAIN; /* the caller reads alone */

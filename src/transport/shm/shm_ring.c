@@ -6,9 +6,6 @@
 #include "util/smallmem.h"
 
 #define SHM_RING_MAGIC 0x68636d7072696e67ULL /* "hcmpring" */
-/* The payload starts 16 bytes into a cell so the engine may read its packet
- * header with any natural alignment. */
-#define SHM_RING_CELL_HDR 16
 
 /* Each index sits alone on its cache line so the producer's and the
  * consumer's writes never share one. */
@@ -21,37 +18,21 @@ struct hc_shm_ring_shared {
   _Alignas(HC_SHM_RING_ALIGN) _Atomic uint32_t producer_waiting;
 };
 
-struct shm_ring_cell {
-  uint32_t len;
-  uint32_t tag; /* the producer's word about the bytes; 0 for plain push */
-  uint32_t pad[2];
-};
-
 static size_t shm_ring_align(size_t n) {
   return (n + HC_SHM_RING_ALIGN - 1) & ~(size_t)(HC_SHM_RING_ALIGN - 1);
 }
 
 static size_t shm_ring_stride(size_t cell_size) {
-  return shm_ring_align(SHM_RING_CELL_HDR + cell_size);
-}
-
-/* hc_shm_iov_gather, inlined into the ring push: called, it cost a frame
- * on every send. */
-__attribute__((always_inline)) static inline void
-shm_iov_gather(unsigned char *dst, const struct iovec *iov, int iovcnt) {
-  for (int i = 0; i < iovcnt; i++) {
-    hc_copy_small(dst, iov[i].iov_base, iov[i].iov_len);
-    dst += iov[i].iov_len;
-  }
+  return shm_ring_align(HC_SHM_RING_CELL_HDR + cell_size);
 }
 
 void hc_shm_iov_gather(unsigned char *dst, const struct iovec *iov,
                        int iovcnt) {
-  shm_iov_gather(dst, iov, iovcnt);
+  hc_shm_iov_gather_inline(dst, iov, iovcnt);
 }
 
 size_t hc_shm_ring_bytes(size_t cell_size, uint32_t ncells) {
-  if (cell_size == 0 || cell_size > UINT32_MAX - SHM_RING_CELL_HDR ||
+  if (cell_size == 0 || cell_size > UINT32_MAX - HC_SHM_RING_CELL_HDR ||
       ncells < 2 || (ncells & (ncells - 1)) != 0)
     return 0;
   return sizeof(struct hc_shm_ring_shared) +
@@ -92,12 +73,6 @@ hc_status_t hc_shm_ring_attach(hc_shm_ring_t *ring, void *region) {
   return HC_OK;
 }
 
-static struct shm_ring_cell *shm_ring_cell_at(hc_shm_ring_t *ring,
-                                              uint64_t index) {
-  return (struct shm_ring_cell *)(ring->cells +
-                                  (index & ring->mask) * ring->stride);
-}
-
 hc_status_t hc_shm_ring_push(hc_shm_ring_t *ring, const struct iovec *iov,
                              int iovcnt) {
   return hc_shm_ring_push_tagged(ring, 0, iov, iovcnt);
@@ -110,19 +85,7 @@ hc_status_t hc_shm_ring_push_tagged(hc_shm_ring_t *ring, uint32_t tag,
     total += iov[i].iov_len;
   if (total > ring->cell_size)
     return HC_ERR_ARG;
-  struct hc_shm_ring_shared *s = ring->shared;
-  uint64_t tail = atomic_load_explicit(&s->tail, memory_order_relaxed);
-  if (tail - ring->cached_head > ring->mask) {
-    ring->cached_head = atomic_load_explicit(&s->head, memory_order_acquire);
-    if (tail - ring->cached_head > ring->mask)
-      return HC_ERR_AGAIN;
-  }
-  struct shm_ring_cell *cell = shm_ring_cell_at(ring, tail);
-  shm_iov_gather((unsigned char *)cell + SHM_RING_CELL_HDR, iov, iovcnt);
-  cell->len = (uint32_t)total;
-  cell->tag = tag;
-  atomic_store_explicit(&s->tail, tail + 1, memory_order_release);
-  return HC_OK;
+  return hc_shm_ring_push_sized(ring, tag, iov, iovcnt, total);
 }
 
 const void *hc_shm_ring_peek(hc_shm_ring_t *ring, size_t *len) {
@@ -142,7 +105,7 @@ const void *hc_shm_ring_peek_tagged(hc_shm_ring_t *ring, size_t *len,
   /* The indices and the length live in memory the producer writes: a
    * length past the cell or a tail more than a ring ahead would make the
    * consumer read beyond the cell (or the ring), so they end the ring. */
-  struct shm_ring_cell *cell = shm_ring_cell_at(ring, head);
+  struct hc_shm_ring_cell *cell = hc_shm_ring_cell_at(ring, head);
   uint32_t cell_len = cell->len;
   if (ring->cached_tail - head > ring->mask + 1 || cell_len > ring->cell_size) {
     *len = HC_SHM_RING_CORRUPT;
@@ -150,7 +113,7 @@ const void *hc_shm_ring_peek_tagged(hc_shm_ring_t *ring, size_t *len,
   }
   *len = cell_len;
   *tag = cell->tag;
-  return (unsigned char *)cell + SHM_RING_CELL_HDR;
+  return (unsigned char *)cell + HC_SHM_RING_CELL_HDR;
 }
 
 void hc_shm_ring_release(hc_shm_ring_t *ring) {
