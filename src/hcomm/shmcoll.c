@@ -1387,17 +1387,17 @@ hc_status_t hc_shmcoll_allgather(const void *sendbuf, size_t bytes,
  * more than two ranks (two take the pair read of the larger way), not in
  * place (a block read could land on one not yet read), where the table
  * fits a small buffer and the slot does not. */
-static int shmcoll_alltoall_reads_large(const hc_shmcoll_op_t *op,
-                                        const void *sendbuf) {
-  const hc_shmcoll_t *sc = op->sc;
-  return op->counts != NULL && sc->size > 2 && sendbuf != HCOMM_IN_PLACE &&
-         shmcoll_reads_work(sc) && hc_shmcoll_tuning.alltoallv_read &&
+static int shmcoll_alltoallv_reads_large(const hc_shmcoll_t *sc,
+                                         const void *sendbuf) {
+  return sc->size > 2 && sendbuf != HCOMM_IN_PLACE && shmcoll_reads_work(sc) &&
+         hc_shmcoll_tuning.alltoallv_read &&
          (size_t)sc->size * sizeof(shmcoll_read_block_t) <= sc->small &&
-         hc_shmcoll_slot_bytes(op, 0) > sc->small;
+         (size_t)sc->size * shmcoll_alltoall_part(sc) > sc->small;
 }
 
 int hc_shmcoll_alltoall_reads(hc_shmcoll_op_t *op, const void *sendbuf) {
-  op->read_large = shmcoll_alltoall_reads_large(op, sendbuf);
+  op->read_large =
+      op->counts != NULL && shmcoll_alltoallv_reads_large(op->sc, sendbuf);
   return op->read_large;
 }
 
@@ -1487,11 +1487,17 @@ hc_status_t hc_shmcoll_alltoall(const void *sendbuf, const size_t *sbytes,
     if (rc != HC_ERR_NOT_SUPPORTED)
       return rc;
   }
-  int now = rbytes == NULL
-                ? hc_shmcoll_exchange_now(
-                      sc, comm, sendbuf == HCOMM_IN_PLACE ? recvbuf : sendbuf,
-                      recvbuf, bytes, NULL, NULL, 1)
-                : -1;
+  const unsigned char *in = sendbuf == HCOMM_IN_PLACE ? recvbuf : sendbuf;
+  int now;
+  if (rbytes == NULL)
+    now = hc_shmcoll_exchange_now(sc, comm, in, recvbuf, bytes, NULL, NULL, 1);
+  else if (shmcoll_alltoallv_reads_large(sc, sendbuf))
+    now = -1; /* the op's table of large blocks is in the small buffer */
+  else
+    now = hc_shmcoll_alltoallv_now(
+        sc, comm, in, sendbuf == HCOMM_IN_PLACE ? rbytes : sbytes,
+        sendbuf == HCOMM_IN_PLACE ? rdispls : sdispls, recvbuf, rbytes, rdispls,
+        shmcoll_alltoall_part(sc));
   if (now > 0)
     return HC_OK;
   hc_shmcoll_op_t op;
