@@ -1139,6 +1139,17 @@ static size_t shmcoll_alltoall_part(const hc_shmcoll_t *sc) {
                                                : hc_shmcoll_tuning.alltoall_max;
 }
 
+/* The part of a blocking alltoallv on two ranks whose larger block
+ * between them is most bytes: both ranks know both of those blocks, so
+ * where two of them fit a small buffer they agree to take one (its ring
+ * lets a rank run ahead, a large buffer's by one collective only); else
+ * the slot's part. */
+static size_t shmcoll_pair_part(const hc_shmcoll_t *sc, size_t most) {
+  return sc->size == 2 && most > 0 && 2 * most <= sc->small
+             ? most
+             : shmcoll_alltoall_part(sc);
+}
+
 /* Buffers may be NULL where this rank's blocks are empty (alltoallv). */
 static int shmcoll_alltoall_takes(const void *sendbuf, const size_t *sbytes,
                                   const size_t *sdispls, const size_t *rbytes,
@@ -1151,14 +1162,13 @@ static int shmcoll_alltoall_takes(const void *sendbuf, const size_t *sbytes,
 }
 
 /* NULL tables: equal blocks of bytes (which the segment moves only up to
- * the part: HC_ERR_NOT_SUPPORTED above). */
-static hc_status_t shmcoll_alltoall_op(hc_shmcoll_op_t *op, hc_shmcoll_t *sc,
-                                       hcomm_comm_t *comm, const void *sendbuf,
-                                       const size_t *sbytes,
-                                       const size_t *sdispls, void *recvbuf,
-                                       const size_t *rbytes,
-                                       const size_t *rdispls, size_t bytes) {
-  size_t part = shmcoll_alltoall_part(sc);
+ * the part: HC_ERR_NOT_SUPPORTED above).  part: the v-forms' part of the
+ * slot (shmcoll_alltoall_part, or a blocking pair's shmcoll_pair_part). */
+static hc_status_t
+shmcoll_alltoall_op(hc_shmcoll_op_t *op, hc_shmcoll_t *sc, hcomm_comm_t *comm,
+                    const void *sendbuf, const size_t *sbytes,
+                    const size_t *sdispls, void *recvbuf, const size_t *rbytes,
+                    const size_t *rdispls, size_t bytes, size_t part) {
   if (rbytes == NULL && bytes > part)
     return HC_ERR_NOT_SUPPORTED;
   hc_shmcoll_op_init(op, sc, comm, SHMCOLL_OP_ALLTOALL, 1);
@@ -1394,17 +1404,17 @@ hc_status_t hc_shmcoll_allgather(const void *sendbuf, size_t bytes,
  * more than two ranks (two take the pair read of the larger way), not in
  * place (a block read could land on one not yet read), where the table
  * fits a small buffer and the slot does not. */
-static int shmcoll_alltoall_reads_large(const hc_shmcoll_op_t *op,
-                                        const void *sendbuf) {
-  const hc_shmcoll_t *sc = op->sc;
-  return op->counts != NULL && sc->size > 2 && sendbuf != HCOMM_IN_PLACE &&
-         hc_shmcoll_reads_work(sc) && hc_shmcoll_tuning.alltoallv_read &&
+static int shmcoll_alltoallv_reads_large(const hc_shmcoll_t *sc,
+                                         const void *sendbuf) {
+  return sc->size > 2 && sendbuf != HCOMM_IN_PLACE && hc_shmcoll_reads_work(sc) &&
+         hc_shmcoll_tuning.alltoallv_read &&
          (size_t)sc->size * sizeof(shmcoll_read_block_t) <= sc->small &&
-         hc_shmcoll_slot_bytes(op, 0) > sc->small;
+         (size_t)sc->size * shmcoll_alltoall_part(sc) > sc->small;
 }
 
 int hc_shmcoll_alltoall_reads(hc_shmcoll_op_t *op, const void *sendbuf) {
-  op->read_large = shmcoll_alltoall_reads_large(op, sendbuf);
+  op->read_large =
+      op->counts != NULL && shmcoll_alltoallv_reads_large(op->sc, sendbuf);
   return op->read_large;
 }
 
@@ -1494,16 +1504,22 @@ hc_status_t hc_shmcoll_alltoall(const void *sendbuf, const size_t *sbytes,
     if (rc != HC_ERR_NOT_SUPPORTED)
       return rc;
   }
-  int now = rbytes == NULL
-                ? hc_shmcoll_exchange_now(
-                      sc, comm, sendbuf == HCOMM_IN_PLACE ? recvbuf : sendbuf,
-                      recvbuf, bytes, NULL, NULL, 1)
-                : -1;
+  const unsigned char *in = sendbuf == HCOMM_IN_PLACE ? recvbuf : sendbuf;
+  int now;
+  if (rbytes == NULL)
+    now = hc_shmcoll_exchange_now(sc, comm, in, recvbuf, bytes, NULL, NULL, 1);
+  else if (shmcoll_alltoallv_reads_large(sc, sendbuf))
+    now = -1; /* the op's table of large blocks is in the small buffer */
+  else
+    now = hc_shmcoll_alltoallv_now(
+        sc, comm, in, sendbuf == HCOMM_IN_PLACE ? rbytes : sbytes,
+        sendbuf == HCOMM_IN_PLACE ? rdispls : sdispls, recvbuf, rbytes, rdispls,
+        shmcoll_pair_part(sc, most));
   if (now > 0)
     return HC_OK;
   hc_shmcoll_op_t op;
   rc = shmcoll_alltoall_op(&op, sc, comm, sendbuf, sbytes, sdispls, recvbuf,
-                           rbytes, rdispls, bytes);
+                           rbytes, rdispls, bytes, shmcoll_pair_part(sc, most));
   if (rc != HC_OK) { /* blocks over a part: never after a small post */
     if (now == 0)
       hc_engine_unlock();
@@ -1664,7 +1680,7 @@ hc_status_t hc_shmcoll_ialltoall_prepare(
   if (sc == NULL)
     return HC_ERR_NOT_SUPPORTED;
   return shmcoll_alltoall_op(op, sc, comm, sendbuf, sbytes, sdispls, recvbuf,
-                             rbytes, rdispls, bytes);
+                             rbytes, rdispls, bytes, shmcoll_alltoall_part(sc));
 }
 
 hc_status_t hc_shmcoll_ireduce_scatter_prepare(

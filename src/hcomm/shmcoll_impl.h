@@ -387,6 +387,13 @@ int hc_shmcoll_exchange_now(hc_shmcoll_t *sc, hcomm_comm_t *comm,
                             const unsigned char *in, unsigned char *out,
                             size_t bytes, const size_t *counts,
                             const size_t *displs, int alltoall);
+/* Alltoallv of the tables, blocks in parts of part bytes of the large
+ * buffer (sbytes, sdispls: rbytes, rdispls in place). */
+int hc_shmcoll_alltoallv_now(hc_shmcoll_t *sc, hcomm_comm_t *comm,
+                             const unsigned char *in, const size_t *sbytes,
+                             const size_t *sdispls, unsigned char *out,
+                             const size_t *rbytes, const size_t *rdispls,
+                             size_t part);
 /* Reduce_scatter_block of each elements a rank, or Reduce_scatter of
  * counts; total: the elements of the whole vector. */
 int hc_shmcoll_reduce_scatter_now(hc_shmcoll_t *sc, hcomm_comm_t *comm,

@@ -314,6 +314,59 @@ int hc_shmcoll_exchange_now(hc_shmcoll_t *sc, hcomm_comm_t *comm,
   return 1;
 }
 
+/* The small path of an Alltoallv whose blocks to and from this rank are
+ * each within a part of the slot and together within SHMCOLL_NOW_MAX: as
+ * its step, in the op's layout (part j of the rank's large buffer holds its
+ * block for rank j), so that a rank whose blocks are larger, or whose look
+ * found a flag not there yet, meets it on the op's path.  The caller takes
+ * it only where the op would not read large blocks (its table is in the
+ * small buffer).  1, -1, 0: as every *_now (shmcoll_impl.h). */
+int hc_shmcoll_alltoallv_now(hc_shmcoll_t *sc, hcomm_comm_t *comm,
+                             const unsigned char *in, const size_t *sbytes,
+                             const size_t *sdispls, unsigned char *out,
+                             const size_t *rbytes, const size_t *rdispls,
+                             size_t part) {
+  int me = sc->rank;
+  size_t moved = 0;
+  for (int r = 0; r < sc->size; r++) {
+    if (r == me)
+      continue;
+    if (sbytes[r] > part || rbytes[r] > part)
+      return -1;
+    moved += sbytes[r] + rbytes[r];
+  }
+  size_t slot = (size_t)sc->size * part;
+  if (moved > SHMCOLL_NOW_MAX || slot > sc->chunk ||
+      !shmcoll_now_enter(sc, comm))
+    return -1;
+  uint32_t s = sc->seq + 1;
+  if (!shmcoll_all_done(sc, shmcoll_reuse(sc, s, slot))) {
+    hc_engine_unlock();
+    return -1;
+  }
+  comm->coll_seq++; /* as hc_shmcoll_run: the tag the I-form would take */
+  unsigned char *mine = shmcoll_buf(sc, me, s, slot);
+  for (int j = 0; j < sc->size; j++) {
+    size_t n = sbytes[j];
+    if (n == 0) /* the buffer may be NULL */
+      continue;
+    const unsigned char *from = in + sdispls[j];
+    unsigned char *to = j != me ? mine + (size_t)j * part : out + rdispls[me];
+    if (to != from) /* the own block in place stays */
+      hc_copy_small(to, from, n);
+  }
+  shmcoll_publish(sc, SHMCOLL_POSTED, s);
+  if (!shmcoll_now_ready(sc, SHMCOLL_POSTED, SHMCOLL_ALL, s))
+    return 0;
+  for (int r = 0; r < sc->size; r++)
+    if (r != me && rbytes[r] > 0)
+      hc_copy_small(out + rdispls[r],
+                    shmcoll_buf(sc, r, s, slot) + (size_t)me * part, rbytes[r]);
+  shmcoll_publish(sc, SHMCOLL_DONE, s);
+  shmcoll_now_leave(sc, s);
+  return 1;
+}
+
 /* The small path of a Reduce_scatter_block of each elements a rank, or a
  * Reduce_scatter of counts (NULL: each), whose whole vector of total
  * elements fits one buffer: as its step, each rank posts its vector, then

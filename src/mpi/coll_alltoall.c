@@ -349,6 +349,36 @@ static int move_alltoallv_body(const char *fn, const void *sendbuf,
   return move_alltoall(fn, sendbuf, &ss, recvbuf, &rs, 1, comm, NULL, 0);
 }
 
+/* The fast path of a blocking Alltoallv on an intracommunicator
+ * (hc_mpi_coll_fast), as Allgatherv's: both sides of predefined dense types
+ * in host memory, their tables on the stack.  Its result, or -1 when the
+ * call goes the general way (which checks and raises). */
+static int move_alltoallv_fast(const char *fn, const void *sendbuf,
+                               hc_mpi_vec_t sendcounts, hc_mpi_vec_t sdispls,
+                               MPI_Datatype sendtype, void *recvbuf,
+                               hc_mpi_vec_t recvcounts, hc_mpi_vec_t rdispls,
+                               MPI_Datatype recvtype, MPI_Comm comm) {
+  hc_mpi_comm_t *c = hc_mpi_comm_try(comm);
+  hc_mpi_coll_fast_t *f = c != NULL ? hc_mpi_coll_fast(c) : NULL;
+  if (f == NULL || f->size > HC_MPI_COLL_STACK_RANKS)
+    return -1;
+  size_t t[4 * HC_MPI_COLL_STACK_RANKS]; /* receive sizes, offsets; send ... */
+  int n = f->size, in_place = sendbuf == MPI_IN_PLACE;
+  if (hc_mpi_coll_fast_table(f, recvbuf, recvcounts, rdispls, recvtype, t,
+                             t + n) != 0 ||
+      (!in_place &&
+       hc_mpi_coll_fast_table(f, sendbuf, sendcounts, sdispls, sendtype,
+                              t + 2 * n, t + 3 * n) != 0) ||
+      !hc_mpi_coll_host(in_place ? NULL : sendbuf, recvbuf))
+    return -1;
+  if (in_place) /* the engine reads the send tables too */
+    memcpy(t + 2 * n, t, 2 * (size_t)n * sizeof *t);
+  return hc_mpi_raise_status(
+      c, fn,
+      hcomm_alltoallv(in_place ? HCOMM_IN_PLACE : sendbuf, t + 2 * n, t + 3 * n,
+                      recvbuf, t, t + n, c->engine));
+}
+
 /* Traced entry: one test of hc_trace_on when tracing is off. */
 static int move_alltoallv_entry(const char *fn, const void *sendbuf,
                                 hc_mpi_vec_t sendcounts, hc_mpi_vec_t sdispls,
@@ -356,8 +386,11 @@ static int move_alltoallv_entry(const char *fn, const void *sendbuf,
                                 hc_mpi_vec_t recvcounts, hc_mpi_vec_t rdispls,
                                 MPI_Datatype recvtype, MPI_Comm comm) {
   uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
-  int rc = move_alltoallv_body(fn, sendbuf, sendcounts, sdispls, sendtype,
+  int rc = move_alltoallv_fast(fn, sendbuf, sendcounts, sdispls, sendtype,
                                recvbuf, recvcounts, rdispls, recvtype, comm);
+  if (rc < 0)
+    rc = move_alltoallv_body(fn, sendbuf, sendcounts, sdispls, sendtype,
+                             recvbuf, recvcounts, rdispls, recvtype, comm);
   if (hc_trace_on)
     hc_trace_call(HC_TRACE_MPI_ALLTOALLV, t0, -1, -1,
                   move_trace_bytes_v(sendbuf, sendcounts, sendtype, NULL,

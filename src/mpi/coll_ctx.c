@@ -698,6 +698,39 @@ int hc_mpi_coll_fast_exchange(const char *fn, int alltoall,
   return hc_mpi_raise_status(c, fn, st);
 }
 
+long long hc_mpi_coll_fast_side(hc_mpi_coll_fast_t *f, const void *buf,
+                                MPI_Count count, MPI_Datatype type,
+                                int in_place_ok) {
+  if (buf == MPI_IN_PLACE)
+    return in_place_ok ? 0 : -1;
+  const hc_mpi_type_t *t = hc_mpi_coll_fast_move(f, type);
+  if (t == NULL || count < 0 || count > HC_MPI_COLL_FAST_BLOCK_MAX ||
+      (buf == NULL && count > 0))
+    return -1;
+  return (long long)count * (long long)t->size;
+}
+
+int hc_mpi_coll_fast_table(hc_mpi_coll_fast_t *f, const void *buf,
+                           hc_mpi_vec_t counts, hc_mpi_vec_t displs,
+                           MPI_Datatype type, size_t *sizes, size_t *offs) {
+  const hc_mpi_type_t *t = hc_mpi_coll_fast_move(f, type);
+  if (t == NULL || buf == MPI_IN_PLACE || hc_mpi_vec_ptr(counts) == NULL ||
+      hc_mpi_vec_ptr(displs) == NULL)
+    return -1;
+  /* Each entry as hc_mpi_coll_fast_side's count, the type looked up once. */
+  MPI_Count any = 0;
+  for (int r = 0; r < f->size; r++) {
+    MPI_Count n = hc_mpi_vec_at(counts, r), d = hc_mpi_vec_at(displs, r);
+    if (n < 0 || n > HC_MPI_COLL_FAST_BLOCK_MAX || d < 0 ||
+        d > HC_MPI_COLL_FAST_BLOCK_MAX)
+      return -1; /* (no overflow below it) */
+    any |= n;
+    sizes[r] = (size_t)n * t->size;
+    offs[r] = (size_t)d * t->size;
+  }
+  return buf == NULL && any != 0 ? -1 : 0;
+}
+
 int hc_mpi_coll_any(hc_mpi_vec_t counts, int n) {
   for (int i = 0; i < n; i++)
     if (hc_mpi_vec_at(counts, i) > 0)

@@ -208,6 +208,18 @@ int hc_mpi_coll_fast_exchange(const char *fn, int alltoall,
                               MPI_Datatype sendtype, void *recvbuf,
                               MPI_Count recvcount, MPI_Datatype recvtype,
                               MPI_Comm comm);
+/* The bytes of one side of a collective's fast path: count elements of a
+ * predefined dense type in a buffer that is there (or MPI_IN_PLACE where
+ * in_place_ok: 0); -1: the general path decides. */
+long long hc_mpi_coll_fast_side(hc_mpi_coll_fast_t *f, const void *buf,
+                                MPI_Count count, MPI_Datatype type,
+                                int in_place_ok);
+/* A v-form's table for its fast path: sizes and offsets in bytes of the
+ * blocks of counts and displs elements of a predefined dense type in buf,
+ * one per rank of f.  0, or -1 when the general path decides. */
+int hc_mpi_coll_fast_table(hc_mpi_coll_fast_t *f, const void *buf,
+                           hc_mpi_vec_t counts, hc_mpi_vec_t displs,
+                           MPI_Datatype type, size_t *sizes, size_t *offs);
 /* The engine's kernel of op on type when the engine reduces the user's
  * buffers as they are (a predefined op on a predefined type), else NULL. */
 const hcomm_reduce_op_t *hc_mpi_coll_fast_red_decide(hc_mpi_coll_fast_t *f,

@@ -592,42 +592,6 @@ static int move_gather(const char *fn, const void *sendbuf, MPI_Count sendcount,
   return hc_mpi_coll_finish(fn, c, cx, rc, eng, request);
 }
 
-/* The bytes of one side of a rooted collective's fast path: count
- * elements of a predefined dense type in a buffer that is there (or
- * MPI_IN_PLACE where in_place_ok); -1: the general path decides. */
-static long long move_fast_side(hc_mpi_coll_fast_t *f, const void *buf,
-                                MPI_Count count, MPI_Datatype type,
-                                int in_place_ok) {
-  if (buf == MPI_IN_PLACE)
-    return in_place_ok ? 0 : -1;
-  const hc_mpi_type_t *t = hc_mpi_coll_fast_move(f, type);
-  if (t == NULL || count < 0 || count > HC_MPI_COLL_FAST_BLOCK_MAX ||
-      (buf == NULL && count > 0))
-    return -1;
-  return (long long)count * (long long)t->size;
-}
-
-/* A v-form's table for its fast path: sizes and offsets in bytes of the
- * blocks of counts and displs elements of a predefined dense type in buf,
- * one per rank of f.  0, or -1 when the general path decides. */
-static int move_fast_table(hc_mpi_coll_fast_t *f, const void *buf,
-                           hc_mpi_vec_t counts, hc_mpi_vec_t displs,
-                           MPI_Datatype type, size_t *sizes, size_t *offs) {
-  const hc_mpi_type_t *t = hc_mpi_coll_fast_move(f, type);
-  if (t == NULL || hc_mpi_vec_ptr(counts) == NULL ||
-      hc_mpi_vec_ptr(displs) == NULL)
-    return -1;
-  for (int r = 0; r < f->size; r++) {
-    long long n = move_fast_side(f, buf, hc_mpi_vec_at(counts, r), type, 0);
-    MPI_Count d = hc_mpi_vec_at(displs, r);
-    if (n < 0 || d < 0 || d > HC_MPI_COLL_FAST_BLOCK_MAX)
-      return -1; /* (no overflow below it) */
-    sizes[r] = (size_t)n;
-    offs[r] = (size_t)d * t->size;
-  }
-  return 0;
-}
-
 /* The fast path of a blocking Gather(v) (gather) or Scatter(v) on an
  * intracommunicator (hc_mpi_coll_fast): "one" is this rank's block (the
  * send side of a gather), "many" the root's blocks (counts, and in the
@@ -646,15 +610,16 @@ static int move_rooted_fast(const char *fn, int gather, const void *one,
       (vform && f->size > HC_MPI_COLL_STACK_RANKS))
     return -1;
   int is_root = f->rank == root;
-  long long bytes = move_fast_side(f, one, one_count, one_type, is_root);
+  long long bytes = hc_mpi_coll_fast_side(f, one, one_count, one_type, is_root);
   size_t sizes[HC_MPI_COLL_STACK_RANKS], offs[HC_MPI_COLL_STACK_RANKS];
   if (is_root) {
-    if (vform &&
-        move_fast_table(f, many, counts, displs, many_type, sizes, offs) != 0)
+    if (vform && hc_mpi_coll_fast_table(f, many, counts, displs, many_type,
+                                        sizes, offs) != 0)
       return -1;
     long long each =
         vform ? (long long)sizes[root]
-              : move_fast_side(f, many, hc_mpi_vec_at(counts, 0), many_type, 0);
+              : hc_mpi_coll_fast_side(f, many, hc_mpi_vec_at(counts, 0),
+                                      many_type, 0);
     if (each < 0 || (one != MPI_IN_PLACE && bytes != each))
       return -1;
     bytes = each;
@@ -1230,11 +1195,11 @@ static int move_allgatherv_fast(const char *fn, const void *sendbuf,
   if (f == NULL || f->size > HC_MPI_COLL_STACK_RANKS)
     return -1;
   size_t sizes[HC_MPI_COLL_STACK_RANKS], offs[HC_MPI_COLL_STACK_RANKS];
-  long long bytes = move_fast_side(f, sendbuf, sendcount, sendtype, 1);
+  long long bytes = hc_mpi_coll_fast_side(f, sendbuf, sendcount, sendtype, 1);
   int in_place = sendbuf == MPI_IN_PLACE;
   if (bytes < 0 || recvbuf == MPI_IN_PLACE ||
-      move_fast_table(f, recvbuf, recvcounts, displs, recvtype, sizes, offs) !=
-          0 ||
+      hc_mpi_coll_fast_table(f, recvbuf, recvcounts, displs, recvtype, sizes,
+                             offs) != 0 ||
       (!in_place && (size_t)bytes != sizes[f->rank]) ||
       !hc_mpi_coll_host(in_place ? NULL : sendbuf, recvbuf))
     return -1;

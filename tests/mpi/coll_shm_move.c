@@ -26,6 +26,11 @@
  *                        and the counters move.
  *   coll_shm_move plain  results only, no counters (another MPI, another
  *                        launcher).
+ *   coll_shm_move vrun   600 small blocking Alltoallvs on each of two
+ *                        communicators, one rank late at each, sizes and
+ *                        in place changing, Ialltoallvs and messages in
+ *                        flight, a derived type, large blocks between some
+ *                        pairs: every byte checked.
  *   coll_shm_move pair   Allgather(v) and Alltoall(v) of blocks about 64
  *                        KiB up to 1 MiB, in place and not, and an
  *                        Allgather of a strided type: on 2 ranks each
@@ -38,6 +43,8 @@
  *                        follows as a message).
  */
 #include "mpitest.h"
+
+#include <unistd.h>
 
 enum { ITERS = 12, SENTINEL = 0x5a };
 
@@ -514,6 +521,70 @@ static void pair_round(const comm_ctx_t *c, int it)
     free(out);
 }
 
+/* A run of small blocking Alltoallvs longer than the segment's rings,
+ * one rank starting each late so that the others run ahead (their blocks
+ * posted, the late one's not yet): sizes and in place changing, every
+ * fourth with an Ialltoallv in flight, every fifth with a message between
+ * neighbours in flight, every seventh of a derived type (the general path).
+ * Every byte checked. */
+static void vrun_round(const comm_ctx_t *c)
+{
+    static const size_t sizes[] = {1, 8, 0, 100, 8, 300};
+    for (int it = 0; it < 600; it++) {
+        size_t bytes = sizes[it % NELEM(sizes)];
+        int inplace = it % 3 == 1;
+        if (c->rank == it % c->size && it % 2 == 0)
+            usleep(20);
+        a2a_run_t pending, a;
+        MPI_Request ireq = MPI_REQUEST_NULL, msg[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+        int out = it, in = -1;
+        if (it % 4 == 0) {
+            a2a_setup(&pending, c, 8, 1, 0, it + 1000);
+            CHECK(a2a_start(&pending, c, 1, 0, &ireq) == MPI_SUCCESS, "vrun Ialltoallv");
+        }
+        if (it % 5 == 0 && c->size > 1) {
+            CHECK(MPI_Irecv(&in, 1, MPI_INT, (c->rank + c->size - 1) % c->size, 9, c->comm,
+                            &msg[0]) == MPI_SUCCESS,
+                  "vrun Irecv");
+            CHECK(MPI_Isend(&out, 1, MPI_INT, (c->rank + 1) % c->size, 9, c->comm, &msg[1]) ==
+                      MPI_SUCCESS,
+                  "vrun Isend");
+        }
+        a2a_setup(&a, c, bytes, 2 - (it % 2 == 0 || bytes > 100), inplace, it);
+        if (it % 7 == 3) { /* a derived type of one byte: not the fast path */
+            MPI_Datatype one;
+            CHECK(MPI_Type_contiguous(1, MPI_BYTE, &one) == MPI_SUCCESS, "Type_contiguous");
+            CHECK(MPI_Type_commit(&one) == MPI_SUCCESS, "Type_commit");
+            CHECK(MPI_Alltoallv(inplace ? MPI_IN_PLACE : a.send, a.scounts, a.sdispls, one,
+                                a.recv, a.rcounts, a.rdispls, one, c->comm) == MPI_SUCCESS,
+                  "vrun Alltoallv of a derived type");
+            MPI_Type_free(&one);
+        } else {
+            CHECK(a2a_start(&a, c, 1, inplace, NULL) == MPI_SUCCESS, "vrun Alltoallv");
+        }
+        a2a_finish(&a, c, it, inplace ? "vrun Alltoallv in place" : "vrun Alltoallv");
+        if (ireq != MPI_REQUEST_NULL) {
+            CHECK(MPI_Wait(&ireq, MPI_STATUS_IGNORE) == MPI_SUCCESS, "Wait");
+            a2a_finish(&pending, c, it + 1000, "vrun Ialltoallv");
+        }
+        CHECK(MPI_Waitall(2, msg, MPI_STATUSES_IGNORE) == MPI_SUCCESS, "Waitall");
+        CHECK(it % 5 != 0 || c->size == 1 || in == it, "vrun message %d: got %d", it, in);
+    }
+}
+
+/* The end of every mode: what passed, named. */
+static int finish(MPI_Comm *half, const char *what)
+{
+    MPI_Comm_free(half);
+    if (counted)
+        MPI_T_pvar_session_free(&session);
+    MPI_T_finalize();
+    MPI_Finalize();
+    if (wrank == 0)
+        printf("coll_shm_move: %d ranks passed (%s)\n", wsize, what);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     int provided = 0;
@@ -522,6 +593,7 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &wsize);
     int p2p = argc > 1 && strcmp(argv[1], "p2p") == 0;
     int pair = argc > 1 && strcmp(argv[1], "pair") == 0;
+    int vrun = argc > 1 && strcmp(argv[1], "vrun") == 0;
     counted = argc < 2 || p2p || pair;
     CHECK(wsize <= 64, "at most 64 ranks");
     CHECK(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) == MPI_SUCCESS, "MPI_T_init");
@@ -532,17 +604,16 @@ int main(int argc, char **argv)
     comm_ctx_t ctx[2] = {{MPI_COMM_WORLD, "world", wrank, wsize}, {half, "split", 0, 0}};
     MPI_Comm_rank(half, &ctx[1].rank);
     MPI_Comm_size(half, &ctx[1].size);
+    if (vrun) {
+        for (int k = 0; k < 2; k++)
+            vrun_round(&ctx[k]);
+        return finish(&half, "a run of small Alltoallvs");
+    }
     if (pair) {
         blocking_round(&ctx[0], 0); /* makes the segment (messages) */
         for (int it = 1; it <= 3; it++)
             pair_round(&ctx[0], it);
-        MPI_Comm_free(&half);
-        MPI_T_pvar_session_free(&session);
-        MPI_T_finalize();
-        MPI_Finalize();
-        if (wrank == 0)
-            printf("coll_shm_move: %d ranks passed (pair sizes)\n", wsize);
-        return 0;
+        return finish(&half, "pair sizes");
     }
     /* The first blocking collective of each makes its segment (messages). */
     for (int k = 0; k < 2; k++)
@@ -567,13 +638,5 @@ int main(int argc, char **argv)
         large_round(&ctx[0], it);
     if (counted && wsize > 1)
         CHECK(messages_sent() > before, "the large collectives sent no message");
-    MPI_Comm_free(&half);
-    if (counted)
-        MPI_T_pvar_session_free(&session);
-    MPI_T_finalize();
-    MPI_Finalize();
-    if (wrank == 0)
-        printf("coll_shm_move: %d ranks passed (%s)\n", wsize,
-               p2p ? "point to point" : counted ? "shared memory" : "results only");
-    return 0;
+    return finish(&half, p2p ? "point to point" : counted ? "shared memory" : "results only");
 }

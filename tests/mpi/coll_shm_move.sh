@@ -5,7 +5,8 @@
 # (none may move), on 1 to 5 and 8 ranks, with 4 KiB slots (pipelines of many
 # chunks), with every wait sleeping (HCMPI_SPIN=0: the segment's bell must
 # wake them), and with the segments off (HCMPI_COLL_SHM=0: the same
-# results by messages); blocks about the two-rank pair read's threshold.
+# results by messages); blocks about the two-rank pair read's threshold;
+# long runs of small Alltoallvs with ranks running ahead (vrun).
 . "${top_srcdir:-.}/tests/mpi/lib.sh"
 if [ "$MPI_TEST_LAUNCHER" != hcmpirun ] || [ -n "${HCMPI_TRANSPORTS:-}" ]; then
     for n in 1 2 3 5; do
@@ -17,6 +18,13 @@ for n in 1 2 3 4 5 8; do
     run_mpi_ok $n coll_shm_move
 done
 HCMPI_COLL_SHM_CHUNK=4096 run_mpi_ok 3 coll_shm_move
+# A run of small blocking Alltoallvs with a late rank at each (the others'
+# straight steps meet its op's path), I-forms and messages in flight, a
+# derived type, blocks large between some pairs: 1 to 8 ranks, asleep.
+for n in 1 2 3 5 8; do
+    run_mpi_ok $n coll_shm_move vrun
+done
+HCMPI_SPIN=0 run_mpi_ok 3 coll_shm_move vrun
 HCMPI_SPIN=0 run_mpi_ok 4 coll_shm_move
 # Crowded ranks all on one CPU (their waits yield without looking first:
 # every rank they wait for last ran on that CPU), yielding and asleep.
