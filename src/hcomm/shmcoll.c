@@ -1406,8 +1406,8 @@ hc_status_t hc_shmcoll_allgather(const void *sendbuf, size_t bytes,
  * fits a small buffer and the slot does not. */
 static int shmcoll_alltoallv_reads_large(const hc_shmcoll_t *sc,
                                          const void *sendbuf) {
-  return sc->size > 2 && sendbuf != HCOMM_IN_PLACE && hc_shmcoll_reads_work(sc) &&
-         hc_shmcoll_tuning.alltoallv_read &&
+  return sc->size > 2 && sendbuf != HCOMM_IN_PLACE &&
+         hc_shmcoll_reads_work(sc) && hc_shmcoll_tuning.alltoallv_read &&
          (size_t)sc->size * sizeof(shmcoll_read_block_t) <= sc->small &&
          (size_t)sc->size * shmcoll_alltoall_part(sc) > sc->small;
 }
