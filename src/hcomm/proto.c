@@ -967,8 +967,12 @@ void hc_proto_recv_cb(void *engine, int src_world_rank, const void *packet,
 
 void hc_proto_recv(hcomm_request_t *req, int source_world) {
   hc_match_context_t *ctx = &hc_engine.contexts[req->match_ctx];
+  /* An empty unexpected queue (the usual case when receives are posted
+   * ahead) is seen without the search's call. */
   hc_match_entry_t *e =
-      hc_match_find_unexpected(ctx, source_world, req->tag, 1);
+      ctx->unexpected.head == NULL
+          ? NULL
+          : hc_match_find_unexpected(ctx, source_world, req->tag, 1);
   if (e != NULL) {
     hc_proto_recv_message(req, (hcomm_message_t *)e);
     return;
