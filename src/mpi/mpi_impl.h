@@ -262,9 +262,21 @@ typedef struct hc_mpi_xfer {
 } hc_mpi_xfer_t;
 
 /* For a dense type: the xfer of the user's bytes themselves, which needs
- * no begin (hc_mpi_type_dense(type) must hold); cheaper than init+begin. */
-void hc_mpi_xfer_init_dense(hc_mpi_xfer_t *x, const void *buf, MPI_Count count,
-                            const hc_mpi_type_t *type, int is_recv);
+ * no begin (hc_mpi_type_dense(type) must hold); cheaper than init+begin.
+ * Inline: a call on every MPI_Irecv (bench/NOTES.md, recv17). */
+static inline void hc_mpi_xfer_init_dense(hc_mpi_xfer_t *x, const void *buf,
+                                          MPI_Count count,
+                                          const hc_mpi_type_t *type,
+                                          int is_recv) {
+  x->type = NULL; /* the engine moves the user's bytes: nothing to keep */
+  x->user = (void *)buf;
+  x->count = count;
+  x->tmp = NULL;
+  x->is_recv = is_recv;
+  x->bytes = (size_t)(count * type->size);
+  x->acc = NULL;
+}
+
 /* Describes count elements of type at buf (no staging yet). */
 void hc_mpi_xfer_init(hc_mpi_xfer_t *x, const void *buf, MPI_Count count,
                       const hc_mpi_type_t *type, int is_recv);
