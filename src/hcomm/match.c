@@ -9,17 +9,6 @@ void hc_match_context_init(hc_match_context_t *ctx) {
   ctx->unexpected.length = 0;
 }
 
-static void match_append(hc_match_queue_t *q, hc_match_entry_t *entry) {
-  entry->next = NULL;
-  entry->prev = q->tail;
-  if (q->tail != NULL)
-    q->tail->next = entry;
-  else
-    q->head = entry;
-  q->tail = entry;
-  q->length++;
-}
-
 void hc_match_remove(hc_match_queue_t *q, hc_match_entry_t *entry) {
   if (entry->prev != NULL)
     entry->prev->next = entry->next;
@@ -45,20 +34,6 @@ int hc_match_accepts(int want_source, int want_tag, int source, int tag) {
   if (want_source != HCOMM_ANY_SOURCE && want_source != source)
     return 0;
   return want_tag == HCOMM_ANY_TAG || want_tag == tag;
-}
-
-void hc_match_post(hc_match_context_t *ctx, hc_match_entry_t *entry, int source,
-                   int tag) {
-  entry->source = source;
-  entry->tag = tag;
-  match_append(&ctx->posted, entry);
-}
-
-void hc_match_add_unexpected(hc_match_context_t *ctx, hc_match_entry_t *entry,
-                             int source, int tag) {
-  entry->source = source;
-  entry->tag = tag;
-  match_append(&ctx->unexpected, entry);
 }
 
 hc_match_entry_t *hc_match_take_posted(hc_match_context_t *ctx, int source,

@@ -965,18 +965,6 @@ void hc_proto_recv_cb(void *engine, int src_world_rank, const void *packet,
   }
 }
 
-void hc_proto_recv(hcomm_request_t *req, int source_world) {
-  hc_match_context_t *ctx = &hc_engine.contexts[req->match_ctx];
-  hc_match_entry_t *e =
-      hc_match_find_unexpected(ctx, source_world, req->tag, 1);
-  if (e != NULL) {
-    hc_proto_recv_message(req, (hcomm_message_t *)e);
-    return;
-  }
-  hc_match_post(ctx, &req->entry, source_world, req->tag);
-  req->posted = 1;
-}
-
 hc_status_t hc_proto_recv_now(uint32_t match_ctx, int source_world, int tag,
                               void *buf, size_t bytes, hcomm_status_t *status) {
   hc_match_context_t *ctx = &hc_engine.contexts[match_ctx];

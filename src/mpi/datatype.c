@@ -250,10 +250,6 @@ const hc_mpi_type_t *hc_mpi_type_get(MPI_Datatype type) {
   return type_object(type);
 }
 
-size_t hc_mpi_type_wire_bytes(const hc_mpi_type_t *type, MPI_Count count) {
-  return (size_t)count * type->wire_size;
-}
-
 static int type_dense_items(const hc_mpi_type_t *t) {
   if (t->nitems == 0)
     return t->size == 0;

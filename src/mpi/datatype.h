@@ -94,8 +94,12 @@ const hc_mpi_type_t *hc_mpi_type_get(MPI_Datatype type);
 /* The named type a predefined type stands for: itself, or for a type of
  * MPI_Type_create_f90_* the named type of that kind (typef90.c). */
 const hc_mpi_type_t *hc_mpi_type_named(const hc_mpi_type_t *type);
-/* Bytes that count elements of type put on the wire. */
-size_t hc_mpi_type_wire_bytes(const hc_mpi_type_t *type, MPI_Count count);
+/* Bytes that count elements of type put on the wire.  Inline: a call on
+ * every MPI_Isend and MPI_Irecv's checks (bench/NOTES.md, recv17). */
+static inline size_t hc_mpi_type_wire_bytes(const hc_mpi_type_t *type,
+                                            MPI_Count count) {
+  return (size_t)count * type->wire_size;
+}
 
 /* count elements at buf are exactly count * size bytes at [buf, ...):
  * point-to-point moves them without packing.  Inline, every send and

@@ -12,6 +12,7 @@
 #include "hcomm.h"
 #include "mpi/datatype.h"
 #include "mpi/errors.h"
+#include "mpi/reqpool.h"
 #include "mpi/weak_alias.h"
 
 /* ---- error handlers (errhandler.c) -------------------------------------- */
@@ -261,9 +262,21 @@ typedef struct hc_mpi_xfer {
 } hc_mpi_xfer_t;
 
 /* For a dense type: the xfer of the user's bytes themselves, which needs
- * no begin (hc_mpi_type_dense(type) must hold); cheaper than init+begin. */
-void hc_mpi_xfer_init_dense(hc_mpi_xfer_t *x, const void *buf, MPI_Count count,
-                            const hc_mpi_type_t *type, int is_recv);
+ * no begin (hc_mpi_type_dense(type) must hold); cheaper than init+begin.
+ * Inline: a call on every MPI_Irecv (bench/NOTES.md, recv17). */
+static inline void hc_mpi_xfer_init_dense(hc_mpi_xfer_t *x, const void *buf,
+                                          MPI_Count count,
+                                          const hc_mpi_type_t *type,
+                                          int is_recv) {
+  x->type = NULL; /* the engine moves the user's bytes: nothing to keep */
+  x->user = (void *)buf;
+  x->count = count;
+  x->tmp = NULL;
+  x->is_recv = is_recv;
+  x->bytes = (size_t)(count * type->size);
+  x->acc = NULL;
+}
+
 /* Describes count elements of type at buf (no staging yet). */
 void hc_mpi_xfer_init(hc_mpi_xfer_t *x, const void *buf, MPI_Count count,
                       const hc_mpi_type_t *type, int is_recv);
@@ -385,9 +398,41 @@ int hc_mpi_request_wrap(const char *fn, hc_mpi_comm_t *comm,
  * set) with peer, its engine request in r->engine.  take_now (a receive
  * of dense data): a message already here that lands at once
  * (hcomm_irecv_now_at) makes r an HC_REQ_DONE request with its status in
- * r->local and no engine request. */
-hc_status_t hc_mpi_request_issue(hc_mpi_request_t *r, int peer, int tag,
-                                 int mode, int take_now);
+ * r->local and no engine request.
+ * The engine request lives in r's pooled object, so that one object serves
+ * the face and the engine.  A transfer through an accessor (large
+ * non-contiguous data) takes one from the engine's pool: the engine keeps
+ * requests in a home only for plain buffers, which is what the latency
+ * and message-rate paths carry.  Inline: called, it cost every MPI_Irecv
+ * a frame (bench/NOTES.md, recv17). */
+static inline hc_status_t hc_mpi_request_issue(hc_mpi_request_t *r, int peer,
+                                               int tag, int mode,
+                                               int take_now) {
+  hc_mpi_xfer_t *x = &r->xfer;
+  hcomm_comm_t *comm = r->comm->engine;
+  if (x->acc != NULL)
+    return r->is_recv ? hc_mpi_xfer_irecv(x, peer, tag, comm, &r->engine)
+                      : hc_mpi_xfer_isend(x, peer, tag, comm, mode, &r->engine);
+  hcomm_request_home_t *home = hc_reqpool_home_take(r);
+  void *buf = x->tmp ? x->tmp : x->user; /* hc_mpi_xfer_buf */
+  hc_status_t st;
+  if (take_now) {
+    st = hcomm_irecv_now_at(home, buf, x->bytes, peer, tag, comm, &r->local,
+                            &r->engine);
+    if (st == HC_OK && r->engine == NULL) { /* landed: complete at once */
+      r->kind = HC_REQ_DONE;
+      hc_reqpool_home_unused(r);
+    }
+  } else if (r->is_recv) {
+    st = hcomm_irecv_at(home, buf, x->bytes, peer, tag, comm, &r->engine);
+  } else {
+    st = hcomm_isend_at(home, buf, x->bytes, peer, tag, comm, mode, &r->engine);
+  }
+  if (st != HC_OK)
+    hc_reqpool_home_unused(r);
+  return st;
+}
+
 /* Issues a started persistent request's operation. */
 int hc_mpi_request_start(const char *fn, hc_mpi_request_t *req);
 /* The same for a persistent collective (coll_ctx.c): loads its inputs and

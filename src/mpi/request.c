@@ -86,38 +86,6 @@ int hc_mpi_request_wrap(const char *fn, hc_mpi_comm_t *comm,
   return MPI_SUCCESS;
 }
 
-/* The engine request lives in r's pooled object, so that one object serves
- * the face and the engine.  A transfer through an accessor (large
- * non-contiguous data) takes one from the engine's pool: the engine keeps
- * requests in a home only for plain buffers, which is what the latency
- * and message-rate paths carry. */
-hc_status_t hc_mpi_request_issue(hc_mpi_request_t *r, int peer, int tag,
-                                 int mode, int take_now) {
-  hc_mpi_xfer_t *x = &r->xfer;
-  hcomm_comm_t *comm = r->comm->engine;
-  if (x->acc != NULL)
-    return r->is_recv ? hc_mpi_xfer_irecv(x, peer, tag, comm, &r->engine)
-                      : hc_mpi_xfer_isend(x, peer, tag, comm, mode, &r->engine);
-  hcomm_request_home_t *home = hc_reqpool_home_take(r);
-  void *buf = x->tmp ? x->tmp : x->user; /* hc_mpi_xfer_buf */
-  hc_status_t st;
-  if (take_now) {
-    st = hcomm_irecv_now_at(home, buf, x->bytes, peer, tag, comm, &r->local,
-                            &r->engine);
-    if (st == HC_OK && r->engine == NULL) { /* landed: complete at once */
-      r->kind = HC_REQ_DONE;
-      hc_reqpool_home_unused(r);
-    }
-  } else if (r->is_recv) {
-    st = hcomm_irecv_at(home, buf, x->bytes, peer, tag, comm, &r->engine);
-  } else {
-    st = hcomm_isend_at(home, buf, x->bytes, peer, tag, comm, mode, &r->engine);
-  }
-  if (st != HC_OK)
-    hc_reqpool_home_unused(r);
-  return st;
-}
-
 /* ---- completion --------------------------------------------------------- */
 
 /* Non-null and not an inactive persistent request. */

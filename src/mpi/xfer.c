@@ -16,17 +16,6 @@
 #include "mpi/mpi_impl.h"
 #include "util/lock.h"
 
-void hc_mpi_xfer_init_dense(hc_mpi_xfer_t *x, const void *buf, MPI_Count count,
-                            const hc_mpi_type_t *type, int is_recv) {
-  x->type = NULL; /* the engine moves the user's bytes: nothing to keep */
-  x->user = (void *)buf;
-  x->count = count;
-  x->tmp = NULL;
-  x->is_recv = is_recv;
-  x->bytes = (size_t)(count * type->size);
-  x->acc = NULL;
-}
-
 void hc_mpi_xfer_init(hc_mpi_xfer_t *x, const void *buf, MPI_Count count,
                       const hc_mpi_type_t *type, int is_recv) {
   hc_mpi_xfer_init_dense(x, buf, count, type, is_recv);
