@@ -68,6 +68,7 @@
 #include "hcomm/core.h"
 #include "hcomm/nbc.h"
 #include "hcomm/shmcoll_impl.h"
+#include "util/fence.h"
 #include "util/smallmem.h"
 
 #if defined(__x86_64__) && defined(__SSE2__)
@@ -115,7 +116,8 @@ static void shmcoll_sleep(hc_shmcoll_t *sc, int kind, int who, uint32_t want,
   shmcoll_hdr_t *hdr = sc->hdr;
   uint32_t bell = atomic_load_explicit(&hdr->bell, memory_order_seq_cst);
   atomic_fetch_add_explicit(&hdr->sleepers, 1, memory_order_seq_cst);
-  atomic_thread_fence(memory_order_seq_cst);
+  if (!hc_fence_sleeper(sc->light_sleep))
+    ms = 1; /* a light publication may go unseen: a short sleep */
   if (!shmcoll_ready(sc, kind, who, want)) {
     struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
     syscall(SYS_futex, (uint32_t *)&hdr->bell, FUTEX_WAIT, bell, &ts, NULL, 0);
@@ -133,8 +135,9 @@ typedef struct shmcoll_sleeper {
  * among the sleepers (Dekker with shmcoll_publish, as shmcoll_sleep). */
 static int shmcoll_sleeper_ready(void *arg) {
   const shmcoll_sleeper_t *w = arg;
-  atomic_thread_fence(memory_order_seq_cst);
-  return shmcoll_ready(w->sc, w->kind, w->who, w->want);
+  /* Unfenced, a light publication may go unseen: do not sleep now. */
+  return !hc_fence_sleeper(w->sc->light_sleep) ||
+         shmcoll_ready(w->sc, w->kind, w->who, w->want);
 }
 
 /* Sleeps on the transports (under the lock, dropped while asleep) until

@@ -24,6 +24,7 @@
 #include "hcomm/shmcoll_impl.h"
 #include "util/cpu_profile.h"
 #include "util/env.h"
+#include "util/fence.h"
 #include "util/log.h"
 
 /* Above this the slots shrink, so that a communicator of many ranks does
@@ -454,6 +455,8 @@ static void shmcoll_lanes_init(hc_shmcoll_t *sc) {
                            .world_ranks = sc->world_ranks,
                            .wake_by_transport = -1,
                            .crowded = sc->crowded,
+                           .light_sleep = sc->light_sleep,
+                           .light_publish = sc->light_publish,
                            .seq = SHMCOLL_SEQ0,
                            .turn = SHMCOLL_SEQ0,
                            .done_seen = SHMCOLL_SEQ0,
@@ -527,6 +530,8 @@ hc_shmcoll_t *hc_shmcoll_get(hcomm_comm_t *comm, size_t bytes,
   sc->data = sc->base + sc->hdr->data_offset;
   shmcoll_small_pages_map(sc);
   sc->crowded = (uint32_t)sc->size > sc->hdr->cpus;
+  sc->light_sleep = !sc->crowded && hc_env_bool("HCMPI_SHM_LIGHT_FENCE", 1);
+  sc->light_publish = sc->light_sleep && hc_fence_light_register();
   shmcoll_lanes_init(sc);
   comm->shmcoll = sc;
   return sc;

@@ -254,7 +254,9 @@ const hc_env_entry_t hc_env_table[] = {
      "sleeps; 1: where the kernel has membarrier's global expedited "
      "command and the node's ranks are no more than its online "
      "processors, sends fence against the compiler only and a rank about "
-     "to sleep runs membarrier instead (the same on every rank)"},
+     "to sleep runs membarrier instead; likewise a shared-memory "
+     "collective's flags on a communicator no larger than the node's "
+     "processors (the same on every rank)"},
     {"HCMPI_SHM_CELL_SIZE", "16384", "library",
      "bytes per cell of a rank's shared-memory send pool: the largest shm "
      "packet (same on every rank)"},

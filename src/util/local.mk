@@ -10,6 +10,8 @@ HC_UTIL_SOURCES += src/util/trace_path.h
 HC_UTIL_SOURCES += src/util/smallmem.h
 # hc_copy_host: the direct puts and gets of a few KiB (rma_direct.c).
 HC_UTIL_SOURCES += src/util/copy.c src/util/copy.h
+# hc_fence_*: publishers' light fences, sleepers' membarrier (shm, shmcoll).
+HC_UTIL_SOURCES += src/util/fence.c src/util/fence.h
 # hc_cpu_profile: the shm thresholds' defaults for this processor.
 HC_UTIL_SOURCES += src/util/cpu_profile.c src/util/cpu_profile.h
 # The table of tunables: MPI_Init and hcmpirun refuse values out of bounds.

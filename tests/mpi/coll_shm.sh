@@ -52,6 +52,9 @@ for n in 1 2 3 5; do
 done
 HCMPI_SPIN=0 run_mpi_ok 2 coll_shm mixed
 HCMPI_SPIN=0 run_mpi_ok 8 coll_shm mixed 2000
+# Asleep, both halves of the bell's fence: on 2 ranks (not crowded) light
+# publications and the sleepers' membarrier above, full fences here.
+HCMPI_SHM_LIGHT_FENCE=0 HCMPI_SPIN=0 run_mpi_ok 2 coll_shm mixed
 HCMPI_COLL_SHM_DEPTH=1 run_mpi_ok 2 coll_shm mixed
 HCMPI_COLL_SHM_DEPTH=2 run_mpi_ok 3 coll_shm mixed
 

@@ -72,7 +72,6 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/futex.h>
-#include <linux/membarrier.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
@@ -96,6 +95,7 @@
 #include "transport/transport.h"
 #include "util/cpu_profile.h"
 #include "util/env.h"
+#include "util/fence.h"
 #include "util/log.h"
 #include "util/shmseg.h"
 
@@ -564,18 +564,6 @@ static hc_status_t shm_create(shm_ctx_t *shm) {
   return shm_attach_rings(shm);
 }
 
-static long shm_membarrier(int cmd) {
-  return syscall(SYS_membarrier, cmd, 0, 0);
-}
-
-/* Whether this process may send with a compiler fence only: the kernel
- * runs the sleepers' global expedited membarrier on its cores. */
-static int shm_membarrier_register(void) {
-  long cmds = shm_membarrier(MEMBARRIER_CMD_QUERY);
-  return cmds > 0 && (cmds & MEMBARRIER_CMD_GLOBAL_EXPEDITED) &&
-         shm_membarrier(MEMBARRIER_CMD_REGISTER_GLOBAL_EXPEDITED) == 0;
-}
-
 static hc_status_t shm_init(const hc_transport_init_args_t *args, void **ctx) {
   shm_ctx_t *shm = calloc(1, sizeof *shm);
   *ctx = shm;
@@ -608,7 +596,7 @@ static hc_status_t shm_init(const hc_transport_init_args_t *args, void **ctx) {
   shm->test_help_die = hc_env_bool("HCMPI_TEST_SHM_HELP_DIE", 0);
   shm->light_fences = hc_env_bool("HCMPI_SHM_LIGHT_FENCE", 1) &&
                       args->local_size <= sysconf(_SC_NPROCESSORS_ONLN);
-  shm->light_send_fence = shm->light_fences && shm_membarrier_register();
+  shm->light_send_fence = shm->light_fences && hc_fence_light_register();
   shm->runq_fd = shm->runq_max < 100
                      ? open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC)
                      : -1;
@@ -1460,9 +1448,7 @@ static void shm_check_liveness(shm_ctx_t *shm) {
 /* The sleeper's half of the fences (see the top of the file); 0 when a
  * light send may still go unseen, so the sleep must be short. */
 static int shm_sleeper_fence(const shm_ctx_t *shm) {
-  atomic_thread_fence(memory_order_seq_cst);
-  return !shm->light_fences ||
-         shm_membarrier(MEMBARRIER_CMD_GLOBAL_EXPEDITED) == 0;
+  return hc_fence_sleeper(shm->light_fences);
 }
 
 static void shm_wait(void *ctx, int timeout_ms) {
