@@ -351,8 +351,8 @@ void hc_shmcoll_ring(hc_shmcoll_t *sc);
 void hc_shmcoll_note_cpu(hc_shmcoll_t *sc);
 
 /* Raises this rank's flag to s and wakes the sleepers (Dekker with
- * shmcoll.c's sleeps, light where sc->light_publish: either the sleeper sees the flag, or this sees it
- * counted and rings). */
+ * shmcoll.c's sleeps, light where sc->light_publish: either the sleeper
+ * sees the flag, or this sees it counted and rings). */
 static inline void shmcoll_publish(hc_shmcoll_t *sc, int kind, uint32_t s) {
   if (sc->crowded) /* in the line that the flag takes along anyway */
     hc_shmcoll_note_cpu(sc);
