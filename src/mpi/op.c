@@ -33,8 +33,13 @@
  * SSE2's 2, so a 1 KiB MPI_SUM on doubles takes half the instructions.
  * Each element is still one IEEE operation on in[i] and inout[i], so
  * either build gives the serial loop's bits (tests/unit/check_op.c). */
+/* Not under ThreadSanitizer or AddressSanitizer: the ifunc resolvers run
+ * while the dynamic loader relocates the library, before the sanitizer's
+ * runtime is up, and their instrumented entry crashes there (every MPI
+ * program of `make tsan-check` died in _dl_relocate_object). */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) &&        \
-    defined(__GLIBC__) && defined(__ELF__)
+    defined(__GLIBC__) && defined(__ELF__) &&                                  \
+    !defined(__SANITIZE_THREAD__) && !defined(__SANITIZE_ADDRESS__)
 #define OP_KERNEL_CLONES __attribute__((target_clones("avx2", "default")))
 #else
 #define OP_KERNEL_CLONES
