@@ -316,7 +316,12 @@ static void test_atomic_kill(void)
     CHECK(rc == MPI_SUCCESS, "flush before the death: %s", mt_errstr(rc));
     rc = MPI_Barrier(MPI_COMM_WORLD);
     CHECK(rc == MPI_SUCCESS, "Barrier before the death: %s", mt_errstr(rc));
+    /* The victim dies once every survivor has left the barrier: a rank
+     * still inside it when the victim dies may rightly see the death
+     * there (CI once saw MPIX_ERR_PROC_FAILED from it over tcp). */
     if (rank == victim) {
+        for (int r = 0; r < size - 1; r++)
+            MPI_Recv(NULL, 0, MPI_INT, MPI_ANY_SOURCE, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         fflush(stdout);
         for (int r = 0; r < size; r++)
             if (r != victim)
@@ -324,6 +329,7 @@ static void test_atomic_kill(void)
         MPI_Accumulate(&one, 1, MPI_INT, target, 0, 1, MPI_INT, MPI_SUM, win);
         CHECK(0, "the victim lived through HCMPI_TEST_RMA_DIE_HOLDING");
     }
+    MPI_Send(NULL, 0, MPI_INT, victim, 5, MPI_COMM_WORLD);
     MPI_Recv(NULL, 0, MPI_INT, victim, 6, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     /* Half of the adds at once, racing the victim's hold of the word. */
     int now = rank == 2 ? ADDS : rank == 0 ? ADDS / 2 : 0;
