@@ -164,11 +164,17 @@ typedef struct shmcoll_hdr {
   uint32_t depth;            /* small buffers per rank, as rank 0 set it */
   _Atomic uint32_t bell;     /* bumped to wake the sleepers */
   _Atomic uint32_t sleepers; /* ranks asleep, or about to be, on bell */
-  uint32_t nwide;            /* wide lanes, as rank 0 made them */
+  uint16_t nwide;            /* wide lanes, as rank 0 made them */
+  /* Rank 0's HCMPI_SHM_LIGHT_FENCE, the communicator not crowded: every
+   * sleeper runs membarrier, so publications may be light (hc_shmcoll_t). */
+  uint16_t light;
   /* Wide lane w's pages, bits 2w and 2w + 1 (enum shmcoll_pages): a wide
    * lane takes memory at its first claim, not with the segment. */
   _Atomic uint32_t wide_pages;
 } shmcoll_hdr_t;
+/* The header is the segment's first line; the lines follow it. */
+_Static_assert(sizeof(shmcoll_hdr_t) <= SHMCOLL_LINE,
+               "the collectives' header outgrew its line");
 
 enum shmcoll_pages {
   SHMCOLL_PAGES_NONE,
@@ -249,9 +255,11 @@ typedef struct hc_shmcoll {
    * on every rank): ranks that wait for each other then wait for the
    * scheduler too. */
   int crowded;
-  /* HCMPI_SHM_LIGHT_FENCE, not crowded (alike on every rank): sleepers on
-   * the segment's bell run membarrier (util/fence.h); and, this process
-   * registered for it, publications fence against the compiler only. */
+  /* The segment's light (rank 0's choice, so that ranks whose
+   * environments differ still agree): sleepers on the segment's bell run
+   * membarrier (util/fence.h); and where this rank's HCMPI_SHM_LIGHT_FENCE
+   * is on too and it registered for membarrier, its publications fence
+   * against the compiler only. */
   int light_sleep;
   int light_publish;
   /* What the collective under way waits for (flag kind of rank who, or

@@ -316,11 +316,13 @@ static void shmcoll_format(hc_shmcoll_t *sc) {
   hdr->nlanes = (uint32_t)sc->nlanes;
   hdr->lane_small = (uint32_t)sc->lane_small;
   hdr->depth = (uint32_t)sc->depth;
-  hdr->nwide = (uint32_t)sc->nwide;
+  hdr->nwide = (uint16_t)sc->nwide;
   long online = sysconf(_SC_NPROCESSORS_ONLN);
   hdr->cpus = hc_shmcoll_tuning.cpus > 0 ? (uint32_t)hc_shmcoll_tuning.cpus
               : online > 0                ? (uint32_t)online
                                           : 1;
+  hdr->light = (uint32_t)sc->size <= hdr->cpus &&
+               hc_env_bool("HCMPI_SHM_LIGHT_FENCE", 1);
   shmcoll_lines_format(sc->lines, sc->size);
   for (int l = 0; l < sc->nlanes; l++) /* the wide lanes at their claims */
     shmcoll_lines_format(shmcoll_lane_lines(sc, l), sc->size);
@@ -367,7 +369,7 @@ static int shmcoll_attach(hc_shmcoll_t *sc, const shmcoll_offer_t *offer) {
          sc->hdr->nlanes == (uint32_t)sc->nlanes &&
          sc->hdr->lane_small == (uint32_t)sc->lane_small &&
          sc->hdr->depth == (uint32_t)sc->depth &&
-         sc->hdr->nwide == (uint32_t)sc->nwide;
+         sc->hdr->nwide == (uint16_t)sc->nwide;
 }
 
 /* The agreement runs on schedule collectives (the I-forms never come
@@ -530,8 +532,14 @@ hc_shmcoll_t *hc_shmcoll_get(hcomm_comm_t *comm, size_t bytes,
   sc->data = sc->base + sc->hdr->data_offset;
   shmcoll_small_pages_map(sc);
   sc->crowded = (uint32_t)sc->size > sc->hdr->cpus;
-  sc->light_sleep = !sc->crowded && hc_env_bool("HCMPI_SHM_LIGHT_FENCE", 1);
-  sc->light_publish = sc->light_sleep && hc_fence_light_register();
+  sc->light_sleep = sc->hdr->light != 0;
+  sc->light_publish = sc->light_sleep &&
+                      hc_env_bool("HCMPI_SHM_LIGHT_FENCE", 1) &&
+                      hc_fence_light_register();
+  hc_log(HC_LOG_DEBUG, "shm",
+         "collectives of %d ranks, light fences: sleepers %s, flags %s",
+         sc->size, sc->light_sleep ? "membarrier" : "fence only",
+         sc->light_publish ? "light" : "fenced");
   shmcoll_lanes_init(sc);
   comm->shmcoll = sc;
   return sc;

@@ -55,6 +55,28 @@ HCMPI_SPIN=0 run_mpi_ok 8 coll_shm mixed 2000
 # Asleep, both halves of the bell's fence: on 2 ranks (not crowded) light
 # publications and the sleepers' membarrier above, full fences here.
 HCMPI_SHM_LIGHT_FENCE=0 HCMPI_SPIN=0 run_mpi_ok 2 coll_shm mixed
+# The ranks' settings differ: the segment carries rank 0's choice, every
+# sleeper follows it, and only a rank whose own setting allows it
+# publishes light (a light flag beside a sleeper without membarrier could
+# lose its wake-up: a hang here, every wait asleep).
+fence_wrap=$(mktemp)
+fence_log=$(mktemp)
+for first in 1 0; do
+    printf '#!/bin/sh\n[ "$PMI_RANK" = 0 ] && f=%s || f=%s\nHCMPI_SHM_LIGHT_FENCE=$f exec "$@"\n' \
+        "$first" "$((1 - first))" >"$fence_wrap"
+    chmod +x "$fence_wrap"
+    HCMPI_SPIN=0 HCMPI_LOG=debug MPI_TEST_WRAP=$fence_wrap run_mpi 2 coll_shm mixed \
+        >"$fence_log" 2>&1 || { cat "$fence_log"; fail "mixed light fences: job failed"; }
+    [ "$first" = 1 ] && want='membarrier light
+membarrier fenced' || want='fence only fenced
+fence only fenced'
+    got=$(sed -n 's/.*collectives of 2 ranks, light fences: sleepers \(.*\), flags \([a-z]*\)$/\1 \2/p' \
+        "$fence_log" | sort)
+    [ "$got" = "$(echo "$want" | sort)" ] ||
+        { cat "$fence_log"; fail "mixed light fences (rank 0: $first): got '$got', want '$want'"; }
+done
+rm -f "$fence_wrap" "$fence_log"
+echo "mixed light fences: both ranks take rank 0's choice"
 HCMPI_COLL_SHM_DEPTH=1 run_mpi_ok 2 coll_shm mixed
 HCMPI_COLL_SHM_DEPTH=2 run_mpi_ok 3 coll_shm mixed
 

@@ -14,3 +14,29 @@ done
 for light in 1 0; do
     HCMPI_SPIN=0 HCMPI_SHM_LIGHT_FENCE=$light run_mpi_ok 2 pingpong_sizes
 done
+# The ranks' HCMPI_SHM_LIGHT_FENCE differ: the node's segment carries local
+# rank 0's choice, which decides how every rank sleeps, and a rank sends
+# light only where that choice and its own setting allow.  Otherwise a
+# light send could meet a sleeper without membarrier and its wake-up be
+# lost (a hang here, since every wait sleeps).
+log=$(mktemp)
+wrap=$(mktemp)
+trap 'rm -f "$log" "$wrap"' EXIT
+for first in 1 0; do
+    printf '#!/bin/sh\n[ "$PMI_RANK" = 0 ] && f=%s || f=%s\nHCMPI_SHM_LIGHT_FENCE=$f exec "$@"\n' \
+        "$first" "$((1 - first))" >"$wrap"
+    chmod +x "$wrap"
+    HCMPI_SPIN=0 HCMPI_LOG=debug MPI_TEST_WRAP=$wrap run_mpi 2 pingpong_sizes >"$log" 2>&1 ||
+        { cat "$log"; fail "mixed light fences (rank 0: $first): job failed"; }
+    if [ "$first" = 1 ]; then
+        sleepers=membarrier
+        want=$(printf 'light\nfenced')
+    else
+        sleepers="fence only"
+        want=$(printf 'fenced\nfenced')
+    fi
+    got=$(sed -n "s/.*light fences: sleepers $sleepers, sends \([a-z]*\).*/\1/p" "$log" | sort)
+    [ "$got" = "$(echo "$want" | sort)" ] ||
+        { cat "$log"; fail "mixed light fences (rank 0: $first): sends '$got', want '$want' with sleepers $sleepers"; }
+done
+echo "mixed light fences: both ranks take local rank 0's choice"

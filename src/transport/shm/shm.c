@@ -102,7 +102,7 @@
 #define SHM_MAGIC 0x68636d7069736567ULL /* "hcmpiseg" */
 /* 8: fast boxes of 2-18 lines (box_bytes); 7: shared CMA reads; 6: runq_contended in
  * the slots; 5: pollable doorbell; 4: fast boxes */
-#define SHM_VERSION 8
+#define SHM_VERSION 9
 #define SHM_NAME_MAX HC_SHMSEG_NAME_MAX
 #define SHM_DEFAULT_CELL_SIZE ((size_t)16 << 10)
 #define SHM_DEFAULT_CELLS 64
@@ -274,9 +274,14 @@ typedef struct shm_ctx {
   int bell_fd;         /* my pollable doorbell (eventfd); -1 none */
   int *peer_bell_fd;   /* [local rank]: my copy of its doorbell; -1 none */
   int bell_announced;  /* the debug log said it is used */
-  /* HCMPI_SHM_LIGHT_FENCE: sleepers run membarrier (every rank alike);
-   * and, once registered for its global expedited command, sends fence
-   * against the compiler only (see the top of the file). */
+  /* HCMPI_SHM_LIGHT_FENCE on this rank and the node not crowded. */
+  int light_wanted;
+  /* The segment's choice (local rank 0's light_wanted): sleepers run
+   * membarrier; and where this rank wants it too and is registered for
+   * membarrier's global expedited command, its sends fence against the
+   * compiler only (see the top of the file).  Taken from the segment so
+   * that a rank whose environment differs cannot send light to a peer
+   * that sleeps without membarrier. */
   int light_fences;
   int light_send_fence;
 } shm_ctx_t;
@@ -429,8 +434,19 @@ static void shm_unmap(shm_ctx_t *shm) {
   shm->seg_size = 0;
 }
 
+/* The fences this rank uses, from the segment's choice (shm_ctx_t). */
+static void shm_adopt_fences(shm_ctx_t *shm) {
+  shm->light_fences = shm->hdr->light_fences != 0;
+  shm->light_send_fence = shm->light_fences && shm->light_wanted &&
+                          hc_fence_light_register();
+  hc_log(HC_LOG_DEBUG, "shm", "light fences: sleepers %s, sends %s",
+         shm->light_fences ? "membarrier" : "fence only",
+         shm->light_send_fence ? "light" : "fenced");
+}
+
 static hc_status_t shm_attach_rings(shm_ctx_t *shm) {
   int n = shm->local_size, me = shm->local_rank;
+  shm_adopt_fences(shm);
   size_t box_bytes = shm->hdr->box_bytes;
   shm->box_max = box_bytes - HC_SHM_FASTBOX_HDR;
   if (shm->hdr->cell_size < shm->box_max)
@@ -510,6 +526,7 @@ static void shm_format(shm_ctx_t *shm, const shm_shape_t *sh) {
   hdr->ring_slots = sh->ring_slots;
   hdr->box_offset = sh->box_offset;
   hdr->box_bytes = sh->box_bytes;
+  hdr->light_fences = (uint32_t)shm->light_wanted;
   unsigned char *boxes = shm->base + sh->box_offset;
   for (size_t i = 0; i < (size_t)n * (size_t)(n - 1); i++) {
     hc_shm_ring_format(shm->base + sh->ring_offset + i * sh->ring_bytes,
@@ -594,9 +611,8 @@ static hc_status_t shm_init(const hc_transport_init_args_t *args, void **ctx) {
   shm->eager_busy_max =
       hc_env_size("HCMPI_SHM_EAGER_BUSY_MAX", cpu->shm_eager_busy_max);
   shm->test_help_die = hc_env_bool("HCMPI_TEST_SHM_HELP_DIE", 0);
-  shm->light_fences = hc_env_bool("HCMPI_SHM_LIGHT_FENCE", 1) &&
+  shm->light_wanted = hc_env_bool("HCMPI_SHM_LIGHT_FENCE", 1) &&
                       args->local_size <= sysconf(_SC_NPROCESSORS_ONLN);
-  shm->light_send_fence = shm->light_fences && hc_fence_light_register();
   shm->runq_fd = shm->runq_max < 100
                      ? open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC)
                      : -1;

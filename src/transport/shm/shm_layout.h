@@ -29,6 +29,10 @@ struct hc_shm_seg_hdr {
   uint32_t ring_slots;
   uint64_t box_offset;
   uint64_t box_bytes; /* one fast box, header included */
+  /* Local rank 0's HCMPI_SHM_LIGHT_FENCE (and the node not crowded): 1
+   * when every sleeper of the node runs membarrier, so that sends may
+   * fence against the compiler only (shm.c). */
+  uint32_t light_fences;
 };
 
 /* One per local rank, a cache line each, from HC_SHM_SLOTS_OFFSET. */
