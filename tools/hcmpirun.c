@@ -36,6 +36,7 @@
 #include "util/env.h"
 #include "util/envtable.h"
 #include "util/secret.h"
+#include "util/shmseg.h"
 
 #include "hcmpirun.h"
 
@@ -1285,6 +1286,21 @@ static int run_job_secret(void) {
   return setenv("HCMPI_JOB_SECRET", hex, 1);
 }
 
+/* The tag of the job's named shared segments (util/shmseg.h), which the
+ * launcher sweeps from /dev/shm when the job ends; NULL where the user
+ * exported one (a job spanning launchers: the last to end cannot know
+ * which it is) or none could be made. */
+static const char *run_shm_tag(void) {
+  const char *have = getenv("HCMPI_SHM_TAG");
+  char hex[HC_SECRET_HEX];
+  if ((have != NULL && have[0] != '\0') || hc_secret_new(hex, sizeof hex) != 0)
+    return NULL;
+  hex[HC_SHMSEG_TAG_MAX] = '\0';
+  if (setenv("HCMPI_SHM_TAG", hex, 1) != 0)
+    return NULL;
+  return getenv("HCMPI_SHM_TAG");
+}
+
 int main(int argc, char **argv) {
   static run_job_t job;
   int rc = run_parse_args(argc, argv, &job.opt);
@@ -1304,6 +1320,7 @@ int main(int argc, char **argv) {
     perror("hcmpirun: job secret");
     return 1;
   }
+  const char *shm_tag = run_shm_tag();
   run_ensure_std_fds();
   sigset_t oldmask;
   if (run_setup(&job, &oldmask) != 0) {
@@ -1325,6 +1342,10 @@ int main(int argc, char **argv) {
   if (job.opt.timeout_s > 0)
     job.deadline = run_now() + (double)job.opt.timeout_s;
   run_loop(&job);
+  /* Ranks unlink their segments once mapped; a rank killed before that
+   * left its name here. */
+  if (shm_tag != NULL)
+    hc_shmseg_sweep(shm_tag);
   hc_kvstore_fini(&job.kv);
   for (int r = 0; r < job.nranks; r++)
     run_spawn_data_free(&job.ranks[r]);

@@ -67,6 +67,10 @@ const hc_env_entry_t hc_env_table[] = {
      "tests only: 1 makes this process kill itself (SIGKILL) as soon as it "
      "claims a chunk of a peer's shared CMA read (HCMPI_SHM_CMA_HELP_MIN) "
      "to write"},
+    {"HCMPI_TEST_SHMSEG_DIE", "0", "library",
+     "tests only: 1 makes this process kill itself (SIGKILL) as soon as it "
+     "has made a named shared segment (HCMPI_SHM_MEMFD=0), before anyone "
+     "could unlink it"},
     {"HCMPI_TEST_RMA_DIE_HOLDING", "0", "library",
      "tests only: N > 0 makes this process kill itself (SIGKILL) inside "
      "its N-th accumulate on a shared-mapping window, while it holds the "
@@ -272,6 +276,11 @@ const hc_env_entry_t hc_env_table[] = {
      "wait sleeps, or every 64 empty polls): how late a death on the node "
      "is noticed; a live but hung peer is never taken for dead"},
     /* tcp */
+    {"HCMPI_SHM_TAG", "(set by hcmpirun)", "library",
+     "1 to 8 hex digits: named shared segments (HCMPI_SHM_MEMFD=0) are "
+     "/hcmpi-TAG-..., and hcmpirun unlinks its job's tag from /dev/shm when "
+     "the job ends, so a rank killed before it unlinked its segment leaves "
+     "nothing behind"},
     {"HCMPI_JOB_SECRET", "(set by hcmpirun)", "library",
      "64 hex digits: the per-job key that authenticates tcp connections "
      "(challenge-response); without it rank 0 makes one and hands it out "

@@ -3,8 +3,10 @@
 
 #include "util/shmseg.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -14,6 +16,18 @@
 
 #include "util/env.h"
 #include "util/log.h"
+
+/* 1 when tag is 1 to HC_SHMSEG_TAG_MAX lower-case hex digits. */
+static int shmseg_tag_ok(const char *tag) {
+  size_t n = strspn(tag, "0123456789abcdef");
+  return n > 0 && n <= HC_SHMSEG_TAG_MAX && tag[n] == '\0';
+}
+
+/* HCMPI_SHM_TAG where it is a tag, else NULL. */
+static const char *shmseg_tag(void) {
+  const char *tag = hc_env_string("HCMPI_SHM_TAG", NULL);
+  return tag != NULL && shmseg_tag_ok(tag) ? tag : NULL;
+}
 
 static int shmseg_random_name(char *name, size_t len) {
   unsigned char bytes[8];
@@ -26,7 +40,9 @@ static int shmseg_random_name(char *name, size_t len) {
       return -1;
     got += (size_t)n;
   }
-  int w = snprintf(name, len, "/hcmpi-");
+  const char *tag = shmseg_tag();
+  int w = snprintf(name, len, "/hcmpi-%s%s", tag != NULL ? tag : "",
+                   tag != NULL ? "-" : "");
   for (size_t i = 0; i < sizeof bytes; i++)
     w += snprintf(name + w, len - (size_t)w, "%02x", bytes[i]);
   return 0;
@@ -69,7 +85,32 @@ int hc_shmseg_create(char *name, size_t len, int *memfd) {
   }
   if (fd < 0)
     hc_log(HC_LOG_ERROR, "shm", "shm_open(%s): %s", name, strerror(errno));
+  else if (hc_env_bool("HCMPI_TEST_SHMSEG_DIE", 0)) {
+    hc_log(HC_LOG_DEBUG, "shm", "dying on purpose after making %s", name);
+    raise(SIGKILL); /* before anyone could unlink it: the launcher must */
+  }
   return fd;
+}
+
+int hc_shmseg_sweep(const char *tag) {
+  char prefix[sizeof "hcmpi-" + HC_SHMSEG_TAG_MAX + 1];
+  if (!shmseg_tag_ok(tag))
+    return 0;
+  snprintf(prefix, sizeof prefix, "hcmpi-%s-", tag);
+  DIR *dir = opendir("/dev/shm");
+  if (dir == NULL)
+    return 0;
+  int removed = 0;
+  struct dirent *e;
+  while ((e = readdir(dir)) != NULL) {
+    char name[sizeof e->d_name + 1];
+    if (strncmp(e->d_name, prefix, strlen(prefix)) != 0)
+      continue;
+    snprintf(name, sizeof name, "/%s", e->d_name);
+    removed += shm_unlink(name) == 0;
+  }
+  closedir(dir);
+  return removed;
 }
 
 hc_status_t hc_shmseg_reserve(int fd, const char *name, size_t size) {

@@ -6,7 +6,10 @@
  * when), or with HCMPI_SHM_MEMFD=0 a POSIX segment with an unguessable
  * name, which its creator unlinks once every rank mapped it.  Mode 0600
  * either way.  Which one was made travels as its name: "memfd-<pid>-<fd>"
- * or "/hcmpi-<16 hex digits>".
+ * or "/hcmpi-<16 hex digits>".  A named segment's creator may die before
+ * it unlinks: under a launcher that exports HCMPI_SHM_TAG (hcmpirun) the
+ * name is "/hcmpi-<tag>-<16 hex digits>", and the launcher sweeps its
+ * job's tag away when the job ends.
  */
 #ifndef HC_UTIL_SHMSEG_H
 #define HC_UTIL_SHMSEG_H
@@ -16,6 +19,8 @@
 #include "hcomm.h"
 
 #define HC_SHMSEG_NAME_MAX 40
+/* The most hex digits of HCMPI_SHM_TAG (the name must fit the above). */
+#define HC_SHMSEG_TAG_MAX 8
 
 /* A new segment's descriptor (the caller closes it), its name in name[len]
  * and whether it is a memfd (*memfd 1: keep the descriptor open until
@@ -33,5 +38,8 @@ hc_status_t hc_shmseg_reserve_part(int fd, const char *name, size_t size,
 /* Opens the segment another local rank made, by its name; -1 (errno set)
  * on failure. */
 int hc_shmseg_open(const char *name);
+/* Unlinks every named segment of tag (1 to HC_SHMSEG_TAG_MAX hex digits)
+ * in /dev/shm; how many it removed. */
+int hc_shmseg_sweep(const char *tag);
 
 #endif /* HC_UTIL_SHMSEG_H */

@@ -89,7 +89,7 @@ trap 'rm -f "$out" "$node_wrap"' EXIT
 
 # Named segments: the debug log gives each one's name.
 named_segments() {
-    sed -n 's|^hcmpi\[[0-9]*\] debug shm: segment \(/hcmpi-[0-9a-f]*\):.*collectives of.*|\1|p' "$out"
+    sed -n 's|^hcmpi\[[0-9]*\] debug shm: segment \(/hcmpi-[0-9a-f-]*\):.*collectives of.*|\1|p' "$out"
 }
 check_gone() { # WHAT
     segs=$(named_segments)

@@ -59,8 +59,8 @@ named_check_mapping() {
         mine=$(echo "$lines" | awk '{ print $6 }' | sort -u | tr '\n' ' ')
         echo "$lines" | while read -r line; do
             name=$(echo "$line" | awk '{ print $6 }')
-            echo "$name" | grep -qx '/dev/shm/hcmpi-[0-9a-f]\{16\}' ||
-                fail "named: segment name $name is not hcmpi- and 64 random bits"
+            echo "$name" | grep -qx '/dev/shm/hcmpi-\([0-9a-f]\{1,8\}-\)\{0,1\}[0-9a-f]\{16\}' ||
+                fail "named: segment name $name is not hcmpi-, the job's tag and 64 random bits"
             echo "$line" | grep -q ' (deleted)$' || {
                 echo "rank pid $pid: $(tr '\0' ' ' <"/proc/$pid/cmdline")"
                 echo "its mapping: $line"

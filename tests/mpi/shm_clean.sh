@@ -19,7 +19,7 @@ named_job() { # WHAT N PROG ARGS...
     log=$(HCMPI_SHM_MEMFD=0 HCMPI_LOG=debug timeout -k 5 60 "$run" -n "$@" 2>&1)
     # The transport's segment, and one per communicator that ran a
     # shared-memory collective.
-    segs=$(echo "$log" | sed -n 's|^hcmpi\[[0-9]*\] debug shm: segment \(/hcmpi-[0-9a-f]*\):.*|\1|p')
+    segs=$(echo "$log" | sed -n 's|^hcmpi\[[0-9]*\] debug shm: segment \(/hcmpi-[0-9a-f-]*\):.*|\1|p')
     [ -n "$segs" ] || { echo "$log"; echo "FAIL: named $what: no named segment was created" >&2; exit 1; }
     for seg in $segs; do
         [ ! -e "/dev/shm$seg" ] || { echo "FAIL: named $what: /dev/shm$seg left" >&2; exit 1; }
@@ -29,6 +29,17 @@ named_job() { # WHAT N PROG ARGS...
 bin="${top_builddir:-.}/tests/mpi"
 named_job "job" 4 "$bin/collectives_basic"
 named_job "job with a rank SIGKILLed" 4 "$bin/leak_victim" mid 3
+# Rank 0 killed as soon as it made its named segment, before any rank could
+# unlink it: hcmpirun sweeps its job's tag (HCMPI_SHM_TAG) when the job ends.
+if [ -x "$run" ] && [ -x "$bin/collectives_basic" ]; then
+    log=$(HCMPI_SHM_MEMFD=0 HCMPI_TEST_SHMSEG_DIE=1 HCMPI_LOG=debug \
+        timeout -k 5 60 "$run" -n 2 "$bin/collectives_basic" 2>&1) &&
+        { echo "$log"; echo "FAIL: named, creator killed: the job did not fail" >&2; exit 1; }
+    seg=$(echo "$log" | sed -n 's|^hcmpi\[[0-9]*\] debug shm: dying on purpose after making \(/hcmpi-[0-9a-f]*-[0-9a-f]*\)$|\1|p')
+    [ -n "$seg" ] || { echo "$log"; echo "FAIL: named, creator killed: no tagged segment was made" >&2; exit 1; }
+    [ ! -e "/dev/shm$seg" ] || { echo "FAIL: named, creator killed: /dev/shm$seg left" >&2; exit 1; }
+    echo "named, creator killed before unlinking: /dev/shm$seg created and swept"
+fi
 leaked=0
 # Give launchers that are just exiting a moment to unlink.
 for try in 1 2 3; do
