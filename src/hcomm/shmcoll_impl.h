@@ -165,7 +165,8 @@ typedef struct shmcoll_hdr {
   _Atomic uint32_t bell;     /* bumped to wake the sleepers */
   _Atomic uint32_t sleepers; /* ranks asleep, or about to be, on bell */
   uint16_t nwide;            /* wide lanes, as rank 0 made them */
-  /* Rank 0's HCMPI_SHM_LIGHT_FENCE, the communicator not crowded: every
+  /* Rank 0's HCMPI_SHM_LIGHT_FENCE, neither the communicator nor the node
+   * crowded: every
    * sleeper runs membarrier, so publications may be light (hc_shmcoll_t). */
   uint16_t light;
   /* Wide lane w's pages, bits 2w and 2w + 1 (enum shmcoll_pages): a wide

@@ -321,7 +321,11 @@ static void shmcoll_format(hc_shmcoll_t *sc) {
   hdr->cpus = hc_shmcoll_tuning.cpus > 0 ? (uint32_t)hc_shmcoll_tuning.cpus
               : online > 0                ? (uint32_t)online
                                           : 1;
+  /* Not on a crowded node either, even for a small communicator: there
+   * ranks sleep often, and each membarrier interrupts every core (as the
+   * shm transport decides). */
   hdr->light = (uint32_t)sc->size <= hdr->cpus &&
+               (uint32_t)hc_engine.cpu_size <= hdr->cpus &&
                hc_env_bool("HCMPI_SHM_LIGHT_FENCE", 1);
   shmcoll_lines_format(sc->lines, sc->size);
   for (int l = 0; l < sc->nlanes; l++) /* the wide lanes at their claims */

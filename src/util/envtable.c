@@ -260,7 +260,7 @@ const hc_env_entry_t hc_env_table[] = {
      "processors, sends fence against the compiler only and a rank about "
      "to sleep runs membarrier instead; likewise a shared-memory "
      "collective's flags on a communicator no larger than the node's "
-     "processors.  The node's first rank (a communicator's rank 0) "
+     "processors, on a node not crowded.  The node's first rank (a communicator's rank 0) "
      "decides for every sleeper; a rank set to 0 where it decided 1 "
      "still fences its own sends"},
     {"HCMPI_SHM_CELL_SIZE", "16384", "library",

@@ -75,8 +75,21 @@ fence only fenced'
     [ "$got" = "$(echo "$want" | sort)" ] ||
         { cat "$fence_log"; fail "mixed light fences (rank 0: $first): got '$got', want '$want'"; }
 done
-rm -f "$fence_wrap" "$fence_log"
 echo "mixed light fences: both ranks take rank 0's choice"
+# A crowded node (4 ranks, 2 processors as HCMPI_COLL_SHM_CPUS counts them)
+# keeps full fences even for the halves of 2 ranks, which alone would not
+# be crowded: there ranks sleep often and each membarrier stops every core.
+for cpus in 2 4; do
+    HCMPI_COLL_SHM_CPUS=$cpus HCMPI_LOG=debug run_mpi 4 coll_shm >"$fence_log" 2>&1 ||
+        { cat "$fence_log"; fail "light fences on $cpus processors: job failed"; }
+    [ "$cpus" = 2 ] && want="fence only, flags fenced" || want="membarrier, flags light"
+    n2=$(grep -c "collectives of 2 ranks, light fences: sleepers $want\$" "$fence_log")
+    other=$(grep 'collectives of [0-9]* ranks, light fences' "$fence_log" | grep -vc "sleepers $want\$")
+    [ "$n2" -gt 0 ] && [ "$other" -eq 0 ] ||
+        { cat "$fence_log"; fail "light fences on $cpus processors: $n2 halves with '$want', $other otherwise"; }
+done
+rm -f "$fence_wrap" "$fence_log"
+echo "light fences: a crowded node's small communicators fence in full"
 HCMPI_COLL_SHM_DEPTH=1 run_mpi_ok 2 coll_shm mixed
 HCMPI_COLL_SHM_DEPTH=2 run_mpi_ok 3 coll_shm mixed
 
