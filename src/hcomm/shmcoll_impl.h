@@ -166,8 +166,8 @@ typedef struct shmcoll_hdr {
   _Atomic uint32_t sleepers; /* ranks asleep, or about to be, on bell */
   uint16_t nwide;            /* wide lanes, as rank 0 made them */
   /* Rank 0's HCMPI_SHM_LIGHT_FENCE, neither the communicator nor the node
-   * crowded: every
-   * sleeper runs membarrier, so publications may be light (hc_shmcoll_t). */
+   * crowded: every sleeper runs membarrier, so publications may be light
+   * (hc_shmcoll_t). */
   uint16_t light;
   /* Wide lane w's pages, bits 2w and 2w + 1 (enum shmcoll_pages): a wide
    * lane takes memory at its first claim, not with the segment. */
