@@ -393,11 +393,17 @@ static void nbc_complete(hc_nbc_sched_t *s) {
   hc_status_t error = s->error;
   if (s->done_fn != NULL)
     s->done_fn(s->done_arg, error); /* before anyone can see req done */
-  if (!s->persistent)
+  /* A persistent request's status was set at its plan and stays so: its
+   * MPI_Wait reads it back at once in wide loads, which the store buffer
+   * cannot serve from narrower stores, so they wait for it to drain, the
+   * start's flag publication (a crossing of that line) included (2 ranks,
+   * 8 B Allreduce_init; bench/NOTES.md, ainit18). */
+  if (!s->persistent) {
     nbc_free(s);
-  req->status.source = HCOMM_ANY_SOURCE;
-  req->status.tag = HCOMM_ANY_TAG;
-  req->status.bytes = 0;
+    req->status.source = HCOMM_ANY_SOURCE;
+    req->status.tag = HCOMM_ANY_TAG;
+    req->status.bytes = 0;
+  }
   hc_request_complete(req, error); /* may free the communicator */
 }
 
@@ -580,6 +586,7 @@ static hc_status_t nbc_plan(hc_nbc_sched_t *s, hcomm_request_t **req) {
     r->plan = s;
     r->status.source = HCOMM_ANY_SOURCE;
     r->status.tag = HCOMM_ANY_TAG;
+    r->status.bytes = 0;
     atomic_store(&r->done, 1);
   }
   hc_engine_unlock();
@@ -599,8 +606,13 @@ hc_status_t hcomm_start(hcomm_request_t *req) {
   if (rc == HC_OK && (s == NULL || !atomic_load(&req->done) || req->user_freed))
     rc = HC_ERR_REQUEST;
   if (rc == HC_OK) {
-    req->status.error = HC_OK;
-    atomic_store(&req->done, 0);
+    if (req->status.error != HC_OK) /* a store only where it changes: above */
+      req->status.error = HC_OK;
+    /* Relaxed: it publishes nothing (the lock orders it), and a seq_cst
+     * store is a full fence, which waits for the previous run's done
+     * publication to cross to the rank that reads it (2 ranks, 8 B
+     * Allreduce_init; bench/NOTES.md, ainit18). */
+    atomic_store_explicit(&req->done, 0, memory_order_relaxed);
     int now = s->lane_only != NULL && hc_comm_revoked_locked(s->comm) == HC_OK
                   ? hc_shmcoll_op_now_locked(s->lane_only)
                   : HC_SHMCOLL_NOW_NONE;
