@@ -166,12 +166,11 @@ int hc_shmcoll_bcast_now(hc_shmcoll_t *sc, hcomm_comm_t *comm,
  * rank posts its input (in) as collective number s, a Reduce's other rank
  * (out NULL) is then done; the others combine into out once every rank
  * posted, or leave that to the op's path (0, nothing finished).  The lock
- * held throughout. */
-static int shmcoll_reduce_post_locked(hc_shmcoll_t *sc, uint32_t s,
-                                      unsigned char *mine,
-                                      const unsigned char *in,
-                                      unsigned char *out, size_t count,
-                                      const hcomm_reduce_op_t *rop, int root) {
+ * held throughout.  Inline: the blocking form's path and the persistent
+ * form's each take it with their own constants. */
+__attribute__((always_inline)) static inline int shmcoll_reduce_post_locked(
+    hc_shmcoll_t *sc, uint32_t s, unsigned char *mine, const unsigned char *in,
+    unsigned char *out, size_t count, const hcomm_reduce_op_t *rop, int root) {
   size_t bytes = count * rop->elem_size;
   /* A root that is not in place combines its input where it lies. */
   const unsigned char *own = root >= 0 && out != NULL && out != in ? in : NULL;
@@ -218,12 +217,11 @@ int hc_shmcoll_reduce_now(hc_shmcoll_t *sc, hcomm_comm_t *comm,
  * rank's buffer mine, an Alltoall's block for rank j in its part j of part
  * bytes: the post and, where every rank posted within a few looks, the
  * copies out; the lock held.  1: done; 0: posted only. */
-static int shmcoll_exchange_post_locked(hc_shmcoll_t *sc, uint32_t s,
-                                        unsigned char *mine,
-                                        const unsigned char *in,
-                                        unsigned char *out, size_t bytes,
-                                        size_t part, const size_t *counts,
-                                        const size_t *displs, int alltoall) {
+__attribute__((always_inline)) static inline int
+shmcoll_exchange_post_locked(hc_shmcoll_t *sc, uint32_t s, unsigned char *mine,
+                             const unsigned char *in, unsigned char *out,
+                             size_t bytes, size_t part, const size_t *counts,
+                             const size_t *displs, int alltoall) {
   size_t slot = alltoall ? (size_t)sc->size * part : bytes;
   int me = sc->rank;
   size_t stride = alltoall ? bytes : 0; /* between the blocks a rank sends */
@@ -312,8 +310,8 @@ static int shmcoll_reduce_op_now_locked(hc_shmcoll_op_t *op) {
   if (mine == NULL)
     return HC_SHMCOLL_NOW_NONE;
   return shmcoll_op_now_end(
-      op, shmcoll_reduce_post_locked(op->sc, s, mine, op->in, op->out,
-                                     op->size, &op->op, op->root));
+      op, shmcoll_reduce_post_locked(op->sc, s, mine, op->in, op->out, op->size,
+                                     &op->op, op->root));
 }
 
 /* A persistent Allgather or Alltoall of equal blocks, of one lane buffer
@@ -331,21 +329,23 @@ static int shmcoll_exchange_op_now_locked(hc_shmcoll_op_t *op) {
           : NULL;
   if (mine == NULL)
     return HC_SHMCOLL_NOW_NONE;
-  return shmcoll_op_now_end(
-      op, shmcoll_exchange_post_locked(op->sc, s, mine, op->in, op->out,
-                                       op->each, op->step, NULL, NULL,
-                                       alltoall));
+  return shmcoll_op_now_end(op, shmcoll_exchange_post_locked(
+                                    op->sc, s, mine, op->in, op->out, op->each,
+                                    op->step, NULL, NULL, alltoall));
 }
 
 /* A persistent Barrier: raises its done and, where every other rank's
- * is there within a few looks, is through. */
+ * is there already, is through. */
 static int shmcoll_barrier_op_now_locked(hc_shmcoll_op_t *op) {
   hc_shmcoll_t *sc = op->sc;
   if (sc->turn != sc->seq || hc_comm_failure_locked(op->comm) != HC_OK)
     return HC_SHMCOLL_NOW_NONE;
   uint32_t s = sc->seq + 1;
   shmcoll_publish(sc, SHMCOLL_DONE, s);
-  int ran = shmcoll_now_ready(sc, SHMCOLL_DONE, SHMCOLL_ALL, s);
+  /* One look: where the others are not there yet, the op's first poll
+   * spends the step's looks.  (shmcoll_now_ready's callers all wait for
+   * posts, which its out-of-line copy is specialised for.) */
+  int ran = shmcoll_all_done(sc, s);
   if (ran)
     shmcoll_now_finished(sc, s);
   return shmcoll_op_now_end(op, ran); /* phase 1: after the publication */
