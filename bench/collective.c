@@ -8,7 +8,7 @@
  *   bcast: bytes from rank 0; allgather: bytes from each rank;
  *   alltoall, alltoallv: bytes to each rank (alltoallv with displacements
  *     packed);
- *   barrier: no data (give -s 0);
+ *   barrier: no data (give -s 0); barrier_init: its persistent form;
  *   iallreduce, ibcast: the I-form started and waited for at once, as
  *     allreduce and bcast (what starting a schedule costs);
  *   bcast_init: MPI-4 persistent bcast from rank 0, as allreduce_init;
@@ -36,7 +36,7 @@ static const char co_usage[] =
     "             allreduce_init, iallreduce, ibcast, bcast_init,\n"
     "             reduce_init, allgather_init, alltoall_init,\n"
     "             reduce_scatter_block_init, gather, scatter, gatherv,\n"
-    "             scatterv, allgatherv, reduce_scatter\n";
+    "             scatterv, allgatherv, reduce_scatter, barrier_init\n";
 
 enum co_call {
   CO_ALLREDUCE,
@@ -60,7 +60,8 @@ enum co_call {
   CO_GATHERV,
   CO_SCATTERV,
   CO_ALLGATHERV,
-  CO_REDUCE_SCATTER
+  CO_REDUCE_SCATTER,
+  CO_BARRIER_INIT
 };
 
 static const char *const co_names[] = {
@@ -68,7 +69,7 @@ static const char *const co_names[] = {
     "alltoallv", "reduce_scatter_block", "barrier", "allreduce_init", "iallreduce", "ibcast", "bcast_init",
     "reduce_init", "allgather_init", "alltoall_init",
     "reduce_scatter_block_init", "gather", "scatter", "gatherv", "scatterv",
-    "allgatherv", "reduce_scatter"};
+    "allgatherv", "reduce_scatter", "barrier_init"};
 
 typedef struct co_bench {
   enum co_call call;
@@ -82,7 +83,7 @@ typedef struct co_bench {
 } co_bench_t;
 
 static int co_persistent(enum co_call call) {
-  return call == CO_ALLREDUCE_INIT ||
+  return call == CO_ALLREDUCE_INIT || call == CO_BARRIER_INIT ||
          (call >= CO_BCAST_INIT && call <= CO_REDUCE_SCATTER_BLOCK_INIT);
 }
 
@@ -140,6 +141,7 @@ static void co_call(co_bench_t *b, size_t size) {
   case CO_ALLGATHER_INIT:
   case CO_ALLTOALL_INIT:
   case CO_REDUCE_SCATTER_BLOCK_INIT:
+  case CO_BARRIER_INIT:
     bench_check(MPI_Start(&b->persistent), "MPI_Start");
     bench_check(MPI_Wait(&b->persistent, MPI_STATUS_IGNORE), "MPI_Wait");
     return;
@@ -220,6 +222,10 @@ static int co_prepare(co_bench_t *b, size_t size) {
                 gather ? "MPI_Allgather_init" : "MPI_Alltoall_init");
     break;
   }
+  case CO_BARRIER_INIT:
+    bench_check(MPI_Barrier_init(MPI_COMM_WORLD, MPI_INFO_NULL, req),
+                "MPI_Barrier_init");
+    break;
   case CO_REDUCE_SCATTER_BLOCK_INIT:
     bench_check(MPI_Reduce_scatter_block_init(b->sbuf, b->rbuf, n, MPI_DOUBLE,
                                               MPI_SUM, MPI_COMM_WORLD,

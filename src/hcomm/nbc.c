@@ -393,11 +393,17 @@ static void nbc_complete(hc_nbc_sched_t *s) {
   hc_status_t error = s->error;
   if (s->done_fn != NULL)
     s->done_fn(s->done_arg, error); /* before anyone can see req done */
-  if (!s->persistent)
+  /* A persistent request's status was set at its plan and stays so: its
+   * MPI_Wait reads it back at once in wide loads, which the store buffer
+   * cannot serve from narrower stores, so they wait for it to drain, the
+   * start's flag publication (a crossing of that line) included (2 ranks,
+   * 8 B Allreduce_init; bench/NOTES.md, ainit18). */
+  if (!s->persistent) {
     nbc_free(s);
-  req->status.source = HCOMM_ANY_SOURCE;
-  req->status.tag = HCOMM_ANY_TAG;
-  req->status.bytes = 0;
+    req->status.source = HCOMM_ANY_SOURCE;
+    req->status.tag = HCOMM_ANY_TAG;
+    req->status.bytes = 0;
+  }
   hc_request_complete(req, error); /* may free the communicator */
 }
 
@@ -490,6 +496,18 @@ static void nbc_lane_keep(hc_nbc_sched_t *s) {
   s->nsteps = s->lane_at - 1;
 }
 
+/* s, set to run from step pos: as far as it goes now, then among the
+ * active schedules until it finishes. */
+static void nbc_go(hc_nbc_sched_t *s) {
+  if (nbc_advance(s) == 2) {
+    nbc_complete(s);
+  } else {
+    s->next = nbc_active;
+    nbc_active = s;
+    hc_nbc_nactive++;
+  }
+}
+
 static void nbc_run(hc_nbc_sched_t *s) {
   nbc_enter_lane(s);
   hc_comm_op_begin(s->comm);
@@ -501,13 +519,7 @@ static void nbc_run(hc_nbc_sched_t *s) {
    * a shared-memory segment: members that have not seen the revoke could
    * take that turn for one of their earlier collectives. */
   s->error = hc_comm_revoked_locked(s->comm);
-  if (nbc_advance(s) == 2) {
-    nbc_complete(s);
-  } else {
-    s->next = nbc_active;
-    nbc_active = s;
-    hc_nbc_nactive++;
-  }
+  nbc_go(s);
 }
 
 /* Takes s (frees it on failure); *req is the collective's request. */
@@ -521,6 +533,23 @@ static hc_status_t nbc_start(hc_nbc_sched_t *s, hcomm_request_t **req) {
   if (r != NULL)
     *req = r;
   return rc;
+}
+
+/* A persistent collective whose start made its lane's step's post
+ * straight (HC_SHMCOLL_NOW_POSTED: its op started): its schedule from that
+ * step's round on, as nbc_run would be at it, without starting the op
+ * again. */
+static void nbc_run_posted(hc_nbc_sched_t *s) {
+  hc_comm_op_begin(s->comm);
+  s->pos = 0;
+  while (s->steps[s->pos].kind != NBC_SHM)
+    s->pos++;
+  s->pos++;
+  s->nreqs = 0;
+  s->error = HC_OK;
+  s->shm = s->lane_only;
+  hc_nbc_nshm++;
+  nbc_go(s);
 }
 
 /* The op of a persistent schedule that is one shared-memory step in the
@@ -557,6 +586,7 @@ static hc_status_t nbc_plan(hc_nbc_sched_t *s, hcomm_request_t **req) {
     r->plan = s;
     r->status.source = HCOMM_ANY_SOURCE;
     r->status.tag = HCOMM_ANY_TAG;
+    r->status.bytes = 0;
     atomic_store(&r->done, 1);
   }
   hc_engine_unlock();
@@ -576,16 +606,25 @@ hc_status_t hcomm_start(hcomm_request_t *req) {
   if (rc == HC_OK && (s == NULL || !atomic_load(&req->done) || req->user_freed))
     rc = HC_ERR_REQUEST;
   if (rc == HC_OK) {
-    req->status.error = HC_OK;
-    atomic_store(&req->done, 0);
-    if (s->lane_only != NULL && hc_comm_revoked_locked(s->comm) == HC_OK &&
-        hc_shmcoll_op_now_locked(s->lane_only)) {
+    if (req->status.error != HC_OK) /* a store only where it changes: above */
+      req->status.error = HC_OK;
+    /* Relaxed: it publishes nothing (the lock orders it), and a seq_cst
+     * store is a full fence, which waits for the previous run's done
+     * publication to cross to the rank that reads it (2 ranks, 8 B
+     * Allreduce_init; bench/NOTES.md, ainit18). */
+    atomic_store_explicit(&req->done, 0, memory_order_relaxed);
+    int now = s->lane_only != NULL && hc_comm_revoked_locked(s->comm) == HC_OK
+                  ? hc_shmcoll_op_now_locked(s->lane_only)
+                  : HC_SHMCOLL_NOW_NONE;
+    if (now == HC_SHMCOLL_NOW_NONE) {
+      nbc_run(s);
+    } else if (now == HC_SHMCOLL_NOW_DONE) {
       /* Ran whole: what nbc_run does for a schedule finished at once. */
       hc_comm_op_begin(s->comm);
       s->error = HC_OK;
       nbc_complete(s);
     } else {
-      nbc_run(s);
+      nbc_run_posted(s);
     }
   }
   hc_engine_unlock();

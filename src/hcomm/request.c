@@ -187,7 +187,11 @@ int hcomm_request_done_status(const hcomm_request_t *req,
 
 void hc_request_complete(hcomm_request_t *req, hc_status_t error) {
   hcomm_comm_t *comm = req->comm;
-  req->status.error = error;
+  /* Stored only where it changes: a persistent collective's MPI_Wait reads
+   * the status back at once in wide loads, which wait for the store
+   * buffer to drain where they cover a narrower store (nbc.c). */
+  if (req->status.error != error)
+    req->status.error = error;
   hcomm_request_t *joined = req->join_parent;
   if (joined != NULL)
     request_join_absorb(joined, req);

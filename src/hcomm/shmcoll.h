@@ -401,11 +401,17 @@ void hc_shmcoll_op_start(hc_shmcoll_op_t *op);
  * waiting.  0: not finished; 1: finished, *rc its status (a lost member
  * of the communicator fails it). */
 int hc_shmcoll_op_poll(hc_shmcoll_op_t *op, hc_status_t *rc);
-/* With the engine lock held, at a start of a persistent op in its own
- * lane: 1 when op ran whole here as the blocking form's straight step (a
- * Bcast of one buffer whose buffer or root's post is there: numbers taken,
- * finished), 0 when nothing was done (hc_shmcoll_op_start and its polls
- * then run it). */
+/* What hc_shmcoll_op_now_locked did. */
+enum hc_shmcoll_now {
+  HC_SHMCOLL_NOW_NONE,  /* nothing: hc_shmcoll_op_start and its polls run it */
+  HC_SHMCOLL_NOW_DONE,  /* ran whole: numbers taken, finished */
+  HC_SHMCOLL_NOW_POSTED /* started (hc_shmcoll_op_start) and this rank's
+                           post made: its polls go on from there */
+};
+/* With the engine lock held, at a start of a persistent op of one small
+ * buffer in its own lane (a Bcast, Reduce, Allreduce, Barrier, Allgather or
+ * Alltoall): its step as the blocking form's straight one, as far as the
+ * flags already allow (enum hc_shmcoll_now). */
 int hc_shmcoll_op_now_locked(hc_shmcoll_op_t *op);
 /* Without the engine lock: sleeps at most ms until another rank of op's
  * segment publishes (op is not finished, and its memory stays while this

@@ -139,9 +139,10 @@
  * others, lay the same bytes out as cells of SHMCOLL_DEEP_CELL: a ring
  * of 2 x lane_small / SHMCOLL_DEEP_CELL buffers per rank (a power of two,
  * at most SHMCOLL_DEEP_MAX; 128 of 4 KiB lane buffers).  Only persistent
- * Bcasts and Reduces of at most a cell claim them (the others wait for
- * every rank at each run, so depth gives them nothing), and only while
- * one is fresh: every holder of a deep lane has the same geometry. */
+ * Bcasts, Reduces, Allreduces, Allgathers and Alltoalls of at most a cell
+ * claim them (the last three for the reuse test's sake, shmcoll_lanes.c),
+ * and only while one is fresh: every holder of a deep lane has the same
+ * geometry. */
 #define SHMCOLL_DEEP_LANES 4
 #define SHMCOLL_DEEP_CELL SHMCOLL_LINE
 #define SHMCOLL_DEEP_MAX 256

@@ -162,14 +162,219 @@ int hc_shmcoll_bcast_now(hc_shmcoll_t *sc, hcomm_comm_t *comm,
   return ran ? 1 : -1;
 }
 
-/* A persistent Bcast of one small buffer alone in its lane (pinit16):
- * its start as the blocking form's straight step, on the lane's numbers. */
-int hc_shmcoll_op_now_locked(hc_shmcoll_op_t *op) {
-  if (op->what != SHMCOLL_OP_BCAST || op->nchunks != 1 || op->read_first ||
-      op->acc != NULL || op->size == 0 || op->size > op->sc->small)
+/* root -1: an Allreduce.  As shmcoll_reduce_step's whole reduction: the
+ * rank posts its input (in) as collective number s, a Reduce's other rank
+ * (out NULL) is then done; the others combine into out once every rank
+ * posted, or leave that to the op's path (0, nothing finished).  The lock
+ * held throughout.  Inline: the blocking form's path and the persistent
+ * form's each take it with their own constants. */
+__attribute__((always_inline)) static inline int shmcoll_reduce_post_locked(
+    hc_shmcoll_t *sc, uint32_t s, unsigned char *mine, const unsigned char *in,
+    unsigned char *out, size_t count, const hcomm_reduce_op_t *rop, int root) {
+  size_t bytes = count * rop->elem_size;
+  /* A root that is not in place combines its input where it lies. */
+  const unsigned char *own = root >= 0 && out != NULL && out != in ? in : NULL;
+  _Atomic uint32_t *flag = sc->lines[sc->rank].flag;
+  if (own == NULL)
+    hc_copy_small(mine, in, bytes);
+  if (root >= 0 && out != NULL) { /* only the root reads its post */
+    atomic_store_explicit(&flag[SHMCOLL_POSTED], s, memory_order_relaxed);
+  } else {
+    if (out == NULL) /* no result: done with the post, which publishes it */
+      atomic_store_explicit(&flag[SHMCOLL_DONE], s, memory_order_relaxed);
+    shmcoll_publish(sc, SHMCOLL_POSTED, s);
+    if (out == NULL) {
+      shmcoll_now_finished(sc, s);
+      return 1;
+    }
+  }
+  if (!shmcoll_now_ready(sc, SHMCOLL_POSTED, SHMCOLL_ALL, s))
     return 0;
-  return shmcoll_bcast_now_locked(op->sc, op->comm, op->out, op->size,
-                                  op->root);
+  hc_shmcoll_combine(sc, s, bytes, out, 0, count, rop, own);
+  shmcoll_publish(sc, SHMCOLL_DONE, s);
+  shmcoll_now_finished(sc, s);
+  return 1;
+}
+
+int hc_shmcoll_reduce_now(hc_shmcoll_t *sc, hcomm_comm_t *comm,
+                          const void *sendbuf, void *recvbuf, size_t count,
+                          const hcomm_reduce_op_t *rop, int root) {
+  size_t bytes = count * rop->elem_size;
+  uint32_t s;
+  unsigned char *mine =
+      bytes <= SHMCOLL_WHOLE_MAX ? shmcoll_now_slot(sc, comm, bytes, &s) : NULL;
+  if (mine == NULL)
+    return -1;
+  const unsigned char *in = sendbuf == HCOMM_IN_PLACE ? recvbuf : sendbuf;
+  unsigned char *out = root < 0 || root == sc->rank ? recvbuf : NULL;
+  int ran = shmcoll_reduce_post_locked(sc, s, mine, in, out, count, rop, root);
+  if (ran)
+    hc_engine_unlock();
+  return ran;
+}
+
+/* The step of an exchange (below) as collective number s, through this
+ * rank's buffer mine, an Alltoall's block for rank j in its part j of part
+ * bytes: the post and, where every rank posted within a few looks, the
+ * copies out; the lock held.  1: done; 0: posted only. */
+__attribute__((always_inline)) static inline int
+shmcoll_exchange_post_locked(hc_shmcoll_t *sc, uint32_t s, unsigned char *mine,
+                             const unsigned char *in, unsigned char *out,
+                             size_t bytes, size_t part, const size_t *counts,
+                             const size_t *displs, int alltoall) {
+  size_t slot = alltoall ? (size_t)sc->size * part : bytes;
+  int me = sc->rank;
+  size_t stride = alltoall ? bytes : 0; /* between the blocks a rank sends */
+  size_t own_n = hc_shmcoll_block_len(counts, bytes, me);
+  if (!alltoall)
+    hc_copy_small(mine, in, own_n);
+  for (int j = 0; alltoall && j < sc->size; j++)
+    if (j != me)
+      hc_copy_small(mine + (size_t)j * part, in + (size_t)j * bytes, bytes);
+  const unsigned char *own = in + (size_t)me * stride;
+  unsigned char *own_out = out + hc_shmcoll_block_at(displs, bytes, me);
+  if (own != own_out) /* not in place */
+    hc_copy_small(own_out, own, own_n);
+  shmcoll_publish(sc, SHMCOLL_POSTED, s);
+  if (!shmcoll_now_ready(sc, SHMCOLL_POSTED, SHMCOLL_ALL, s))
+    return 0;
+  size_t theirs = alltoall ? (size_t)me * part : 0; /* in their slots */
+  for (int r = 0; r < sc->size; r++)
+    if (r != me)
+      hc_copy_small(out + hc_shmcoll_block_at(displs, bytes, r),
+                    shmcoll_buf(sc, r, s, slot) + theirs,
+                    hc_shmcoll_block_len(counts, bytes, r));
+  shmcoll_publish(sc, SHMCOLL_DONE, s);
+  shmcoll_now_finished(sc, s);
+  return 1;
+}
+
+/* The small path of an Allgather(v), or an Alltoall (alltoall 1),
+ * of blocks of up to bytes that fit one buffer (shmcoll_now_fits; an
+ * Alltoall's every block): as their steps, each rank posts its block (its
+ * blocks), then copies the others' out once they posted.  counts and
+ * displs: an Allgatherv's (bytes its largest block, every rank's slot, as
+ * its op's single chunk), else NULL.  1, -1, 0: as every *_now
+ * (shmcoll_impl.h). */
+int hc_shmcoll_exchange_now(hc_shmcoll_t *sc, hcomm_comm_t *comm,
+                            const unsigned char *in, unsigned char *out,
+                            size_t bytes, const size_t *counts,
+                            const size_t *displs, int alltoall) {
+  size_t slot = alltoall ? (size_t)sc->size * bytes : bytes;
+  uint32_t s;
+  unsigned char *mine = shmcoll_now_slot(sc, comm, slot, &s);
+  if (mine == NULL)
+    return -1;
+  int ran = shmcoll_exchange_post_locked(sc, s, mine, in, out, bytes, bytes,
+                                         counts, displs, alltoall);
+  if (ran)
+    hc_engine_unlock();
+  return ran;
+}
+
+/* This rank's buffer of slot bytes in op's lane for the op's next run,
+ * number *s, once every rank finished with its last use; NULL where the
+ * straight start does not take it (a post of more than a lane buffer, not
+ * its turn, a member lost, the buffer still read). */
+static unsigned char *shmcoll_op_now_slot(hc_shmcoll_op_t *op, size_t slot,
+                                          uint32_t *s) {
+  hc_shmcoll_t *sc = op->sc;
+  if (slot > sc->small || sc->turn != sc->seq ||
+      hc_comm_failure_locked(op->comm) != HC_OK)
+    return NULL;
+  *s = sc->seq + 1;
+  return shmcoll_all_done(sc, shmcoll_reuse(sc, *s, slot))
+             ? shmcoll_buf(sc, sc->rank, *s, slot)
+             : NULL;
+}
+
+/* A straight start that ran whole (ran 1) or made only this rank's post,
+ * as number sc->seq + 1: op then started, at its step's next phase. */
+static int shmcoll_op_now_end(hc_shmcoll_op_t *op, int ran) {
+  if (ran)
+    return HC_SHMCOLL_NOW_DONE;
+  hc_shmcoll_op_start(op); /* takes that number */
+  op->phase = 1;
+  return HC_SHMCOLL_NOW_POSTED;
+}
+
+/* A persistent Reduce or Allreduce whose vector fits one lane buffer,
+ * combined whole: its start as the blocking form's straight step
+ * (hc_shmcoll_reduce_now), on the lane's numbers. */
+static int shmcoll_reduce_op_now_locked(hc_shmcoll_op_t *op) {
+  size_t bytes = op->size * op->op.elem_size;
+  uint32_t s;
+  unsigned char *mine = bytes > 0 && bytes <= SHMCOLL_WHOLE_MAX
+                            ? shmcoll_op_now_slot(op, bytes, &s)
+                            : NULL;
+  if (mine == NULL)
+    return HC_SHMCOLL_NOW_NONE;
+  return shmcoll_op_now_end(
+      op, shmcoll_reduce_post_locked(op->sc, s, mine, op->in, op->out, op->size,
+                                     &op->op, op->root));
+}
+
+/* A persistent Allgather or Alltoall of equal blocks, of one lane buffer
+ * and not read from their senders: its start as the blocking form's
+ * straight step (hc_shmcoll_exchange_now), on the lane's numbers and in
+ * its op's layout (an Alltoall's parts of op->step bytes). */
+static int shmcoll_exchange_op_now_locked(hc_shmcoll_op_t *op) {
+  int alltoall = op->what == SHMCOLL_OP_ALLTOALL;
+  uint32_t s;
+  unsigned char *mine =
+      op->counts == NULL && op->scounts == NULL && !op->read_large &&
+              op->each > 0 && op->each <= op->step &&
+              (alltoall || op->size == op->each)
+          ? shmcoll_op_now_slot(op, hc_shmcoll_slot_bytes(op, 0), &s)
+          : NULL;
+  if (mine == NULL)
+    return HC_SHMCOLL_NOW_NONE;
+  return shmcoll_op_now_end(op, shmcoll_exchange_post_locked(
+                                    op->sc, s, mine, op->in, op->out, op->each,
+                                    op->step, NULL, NULL, alltoall));
+}
+
+/* A persistent Barrier: raises its done and, where every other rank's
+ * is there already, is through. */
+static int shmcoll_barrier_op_now_locked(hc_shmcoll_op_t *op) {
+  hc_shmcoll_t *sc = op->sc;
+  if (sc->turn != sc->seq || hc_comm_failure_locked(op->comm) != HC_OK)
+    return HC_SHMCOLL_NOW_NONE;
+  uint32_t s = sc->seq + 1;
+  shmcoll_publish(sc, SHMCOLL_DONE, s);
+  /* One look: where the others are not there yet, the op's first poll
+   * spends the step's looks.  (shmcoll_now_ready's callers all wait for
+   * posts, which its out-of-line copy is specialised for.) */
+  int ran = shmcoll_all_done(sc, s);
+  if (ran)
+    shmcoll_now_finished(sc, s);
+  return shmcoll_op_now_end(op, ran); /* phase 1: after the publication */
+}
+
+/* A persistent collective of one small buffer alone in its lane (pinit16,
+ * ainit18): its start as the blocking form's straight step, on the lane's
+ * numbers. */
+int hc_shmcoll_op_now_locked(hc_shmcoll_op_t *op) {
+  if (op->nchunks != 1 || op->read_first)
+    return HC_SHMCOLL_NOW_NONE;
+  switch (op->what) {
+  case SHMCOLL_OP_BCAST:
+    if (op->acc != NULL || op->size == 0 || op->size > op->sc->small)
+      return HC_SHMCOLL_NOW_NONE;
+    return shmcoll_bcast_now_locked(op->sc, op->comm, op->out, op->size,
+                                    op->root)
+               ? HC_SHMCOLL_NOW_DONE
+               : HC_SHMCOLL_NOW_NONE;
+  case SHMCOLL_OP_REDUCE:
+    return shmcoll_reduce_op_now_locked(op);
+  case SHMCOLL_OP_BARRIER:
+    return shmcoll_barrier_op_now_locked(op);
+  case SHMCOLL_OP_ALLGATHER:
+  case SHMCOLL_OP_ALLTOALL:
+    return shmcoll_exchange_op_now_locked(op);
+  default:
+    return HC_SHMCOLL_NOW_NONE;
+  }
 }
 
 hc_status_t hc_shmcoll_rooted_now(hc_shmcoll_t *sc, hcomm_comm_t *comm,
@@ -232,86 +437,6 @@ hc_status_t hc_shmcoll_rooted_now(hc_shmcoll_t *sc, hcomm_comm_t *comm,
   }
   shmcoll_now_leave(sc, s);
   return HC_OK;
-}
-
-/* root -1: an Allreduce.  As shmcoll_reduce_step's whole reduction: the
- * rank posts its input, a Reduce's other rank is then done; the others
- * combine once every rank posted, or leave that to the op's path (0). */
-int hc_shmcoll_reduce_now(hc_shmcoll_t *sc, hcomm_comm_t *comm,
-                          const void *sendbuf, void *recvbuf, size_t count,
-                          const hcomm_reduce_op_t *rop, int root) {
-  size_t bytes = count * rop->elem_size;
-  uint32_t s;
-  unsigned char *mine =
-      bytes <= SHMCOLL_WHOLE_MAX ? shmcoll_now_slot(sc, comm, bytes, &s) : NULL;
-  if (mine == NULL)
-    return -1;
-  const unsigned char *in = sendbuf == HCOMM_IN_PLACE ? recvbuf : sendbuf;
-  unsigned char *out = root < 0 || root == sc->rank ? recvbuf : NULL;
-  /* A root that is not in place combines its input where it lies. */
-  const unsigned char *own = root >= 0 && out != NULL && out != in ? in : NULL;
-  _Atomic uint32_t *flag = sc->lines[sc->rank].flag;
-  if (own == NULL)
-    hc_copy_small(mine, in, bytes);
-  if (root >= 0 && out != NULL) { /* only the root reads its post */
-    atomic_store_explicit(&flag[SHMCOLL_POSTED], s, memory_order_relaxed);
-  } else {
-    if (out == NULL) /* no result: done with the post, which publishes it */
-      atomic_store_explicit(&flag[SHMCOLL_DONE], s, memory_order_relaxed);
-    shmcoll_publish(sc, SHMCOLL_POSTED, s);
-    if (out == NULL) {
-      shmcoll_now_leave(sc, s);
-      return 1;
-    }
-  }
-  if (shmcoll_now_ready(sc, SHMCOLL_POSTED, SHMCOLL_ALL, s)) {
-    hc_shmcoll_combine(sc, s, bytes, out, 0, count, rop, own);
-    shmcoll_publish(sc, SHMCOLL_DONE, s);
-    shmcoll_now_leave(sc, s);
-    return 1;
-  }
-  return 0;
-}
-
-/* The small path of an Allgather(v), or an Alltoall (alltoall 1),
- * of blocks of up to bytes that fit one buffer (shmcoll_now_fits; an
- * Alltoall's every block): as their steps, each rank posts its block (its
- * blocks), then copies the others' out once they posted.  counts and
- * displs: an Allgatherv's (bytes its largest block, every rank's slot, as
- * its op's single chunk), else NULL.  1, -1, 0: as every *_now
- * (shmcoll_impl.h). */
-int hc_shmcoll_exchange_now(hc_shmcoll_t *sc, hcomm_comm_t *comm,
-                            const unsigned char *in, unsigned char *out,
-                            size_t bytes, const size_t *counts,
-                            const size_t *displs, int alltoall) {
-  size_t slot = alltoall ? (size_t)sc->size * bytes : bytes;
-  uint32_t s;
-  unsigned char *mine = shmcoll_now_slot(sc, comm, slot, &s);
-  if (mine == NULL)
-    return -1;
-  int me = sc->rank;
-  size_t stride = alltoall ? bytes : 0; /* between the blocks a rank sends */
-  size_t own_n = hc_shmcoll_block_len(counts, bytes, me);
-  if (!alltoall)
-    hc_copy_small(mine, in, own_n);
-  for (int j = 0; alltoall && j < sc->size; j++)
-    if (j != me)
-      hc_copy_small(mine + (size_t)j * bytes, in + (size_t)j * bytes, bytes);
-  const unsigned char *own = in + (size_t)me * stride;
-  unsigned char *own_out = out + hc_shmcoll_block_at(displs, bytes, me);
-  if (own != own_out) /* not in place */
-    hc_copy_small(own_out, own, own_n);
-  shmcoll_publish(sc, SHMCOLL_POSTED, s);
-  if (!shmcoll_now_ready(sc, SHMCOLL_POSTED, SHMCOLL_ALL, s))
-    return 0;
-  for (int r = 0; r < sc->size; r++)
-    if (r != me)
-      hc_copy_small(out + hc_shmcoll_block_at(displs, bytes, r),
-                    shmcoll_buf(sc, r, s, slot) + (size_t)me * stride,
-                    hc_shmcoll_block_len(counts, bytes, r));
-  shmcoll_publish(sc, SHMCOLL_DONE, s);
-  shmcoll_now_leave(sc, s);
-  return 1;
 }
 
 /* The small path of an Alltoallv whose blocks to and from this rank are

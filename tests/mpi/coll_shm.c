@@ -35,7 +35,8 @@
  *                       and freed before it), alltoall-init-large (blocks
  *                       read from their senders), bcast-init-small,
  *                       reduce-init-small (4 ints, root 0: a deep
- *                       lane), gather, gather-root, scatter, scatter-root,
+ *                       lane), allreduce-init-small (2 ints: a deep
+ *                       lane), barrier-init (a lane), gather, gather-root, scatter, scatter-root,
  *                       gatherv, gatherv-root, scatterv, scatterv-root
  *                       (2 ints per rank in the
  *                       segment; -root: the victim is the root),
@@ -510,7 +511,11 @@ static int run_kind(const char *kind, int round)
      * (Reduce) run ahead as far as its ring goes. */
     int bcast_small = strcmp(kind, "bcast-init-small") == 0;
     int reduce_small = strcmp(kind, "reduce-init-small") == 0;
-    if (bcast_small || reduce_small) {
+    /* Of 2 ints and none: an Allreduce and a Barrier whose starts run the
+     * blocking forms' straight steps in their lanes. */
+    int allreduce_small = strcmp(kind, "allreduce-init-small") == 0;
+    int barrier_init = strcmp(kind, "barrier-init") == 0;
+    if (bcast_small || reduce_small || allreduce_small || barrier_init) {
         static int small_in[4], small_out[4]; /* the request's, every round */
         int rc = MPI_SUCCESS;
         small_in[0] = wrank + round;
@@ -519,9 +524,14 @@ static int run_kind(const char *kind, int round)
             if (rc == MPI_SUCCESS && bcast_small)
                 rc = MPI_Bcast_init(small_out, 4, MPI_INT, 0, MPI_COMM_WORLD, MPI_INFO_NULL,
                                     &persistent);
-            else if (rc == MPI_SUCCESS)
+            else if (rc == MPI_SUCCESS && reduce_small)
                 rc = MPI_Reduce_init(small_in, small_out, 4, MPI_INT, MPI_SUM, 0,
                                      MPI_COMM_WORLD, MPI_INFO_NULL, &persistent);
+            else if (rc == MPI_SUCCESS && allreduce_small)
+                rc = MPI_Allreduce_init(small_in, small_out, 2, MPI_INT, MPI_SUM,
+                                        MPI_COMM_WORLD, MPI_INFO_NULL, &persistent);
+            else if (rc == MPI_SUCCESS)
+                rc = MPI_Barrier_init(MPI_COMM_WORLD, MPI_INFO_NULL, &persistent);
         }
         if (rc == MPI_SUCCESS)
             rc = MPI_Start(&persistent);

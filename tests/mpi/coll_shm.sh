@@ -220,6 +220,11 @@ kill_case 4 bcast-init-small
 kill_case 4 reduce-init-small
 kill_case 2 bcast-init-small
 HCMPI_SPIN=0 kill_case 8 reduce-init-small
+kill_case 2 allreduce-init-small
+kill_case 4 allreduce-init-small
+HCMPI_SPIN=0 kill_case 3 allreduce-init-small
+kill_case 2 barrier-init
+kill_case 5 barrier-init
 # Two ranks: large Allgather and Alltoall blocks are read straight from
 # the other rank (HCMPI_COLL_SHM_PAIR_READ_MIN).
 kill_case 2 allgather-large

@@ -460,14 +460,15 @@ static void lanes_given_back(int check_counters)
 
 /* Deep lanes (shmcoll_impl.h): persistent collectives of at most 64
  * bytes, on a dup: a Bcast of 2 ints, a Reduce of 2 ints in place at the
- * root, an Allreduce of 16 ints in place (MPI_MAX), an Allgather of 1 int
- * a rank, an Allreduce of 1 int and a Barrier, started together (rotated
+ * root, an Allreduce of 16 ints in place (MPI_MAX), an Alltoall of 1 int a
+ * block, an Allgather of 1 int a rank, an Allreduce of 1 int, a Barrier
+ * and an Allgather of a derived type (1 pair a rank), started together (rotated
  * Startall) with new inputs, every byte checked at each start; between
  * starts a blocking Allreduce and an Ibcast left in flight across the
  * next Startall on the same communicator.  ROUNDS of them without a
  * transport message on 2 or more ranks (check_counters), then
  * DEEP_ROUNDS more with a message around the ring in each. */
-enum { DEEP_ROUNDS = 1000, NDEEP = 6 };
+enum { DEEP_ROUNDS = 1000, NDEEP = 8 };
 
 static void deep_between(MPI_Comm comm, int it, MPI_Request *ibcast, int *shared, int ring)
 {
@@ -498,9 +499,13 @@ static void deep_lanes(int check_counters)
     pers_init(&ps[0], BCAST, 2, 1, comm);
     pers_init(&ps[1], REDUCE_IN_PLACE, 2, size - 1, comm);
     pers_init(&ps[2], ALLREDUCE_IN_PLACE, 16, 0, comm);
-    pers_init(&ps[3], ALLGATHER, 1, 0, comm);
-    pers_init(&ps[4], ALLREDUCE, 1, 0, comm);
-    pers_init(&ps[5], BARRIER, 0, 0, comm);
+    /* The last deep lane; the rest in ordinary lanes.  Every one of them
+     * starts as the blocking form's straight step where its flags allow. */
+    pers_init(&ps[3], ALLTOALL, 1, 0, comm);
+    pers_init(&ps[4], ALLGATHER, 1, 0, comm);
+    pers_init(&ps[5], ALLREDUCE, 1, 0, comm);
+    pers_init(&ps[6], BARRIER, 0, 0, comm);
+    pers_init(&ps[7], ALLGATHER_TYPED, 2, 0, comm);
     MPI_Request ibcast = MPI_REQUEST_NULL;
     int shared = -1, it = 0;
     unsigned long long before = messages_sent();

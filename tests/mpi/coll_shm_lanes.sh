@@ -20,7 +20,9 @@
 # byte checked, no message after each cycle's second start.  A
 # persistent Alltoall of 40 KB blocks reads them from their senders (no
 # message on 3 or more ranks).  Deep lanes: a Bcast and a Reduce of
-# 2 ints with small Allreduces, an Allgather and a Barrier, 1,100 rotated
+# 2 ints with small Allreduces, an Alltoall, Allgathers (one of a derived
+# type) and a Barrier, whose starts take the blocking forms' straight
+# steps, 1,100 rotated
 # Startalls beside blocking and non-blocking collectives (and, after the
 # first 100, which send no message, point-to-point) on the communicator.
 . "${top_srcdir:-.}/tests/mpi/lib.sh"

@@ -260,8 +260,10 @@ static void iteration(bufs_t *b, int it, MPI_Comm dup, MPI_Request *pers)
 
 /* ---- more persistent collectives than lanes ------------------------------ */
 
-/* SHMCOLL_LANES (src/hcomm/shmcoll_impl.h): lanes of a small communicator. */
-enum { LANES = 16, NPERS = LANES + 4, PERS_ROUNDS = 20 };
+/* SHMCOLL_LANES and SHMCOLL_DEEP_LANES (src/hcomm/shmcoll_impl.h): lanes
+ * of a small communicator that an Allreduce of NSMALL ints (64 bytes, a
+ * deep lane's cell) claims. */
+enum { LANES = 16 + 4, NPERS = LANES + 4, PERS_ROUNDS = 20 };
 
 /* Starts reqs[first..first+n) in an order rotated by this rank, waits for
  * them and checks sums of val(r, it + k, i). */
