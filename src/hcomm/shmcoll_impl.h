@@ -325,19 +325,25 @@ static inline uint32_t shmcoll_reuse(const hc_shmcoll_t *sc, uint32_t s,
 /* Blocks of a gather or scatter (either form) of up to this many bytes
  * move through a buffer of the collective's number: the sender's (a
  * gather) or the receiver's (a scatter), a small one up to sc->small, a
- * large one above.  As messages, 1 KiB blocks on 2 ranks went through
- * the schedule, the matching and an unexpected message's heap copy
- * (~2,200-2,900 instructions a call against ~800 at 8 bytes): 0.42-0.47
- * us against 0.35-0.39 through the buffers; at 2 KiB alike, at 4 KiB the
- * messages won (0.48-0.51 against 0.55-0.64; bench/NOTES.md, scat18).
+ * large one above where the segment is not crowded.  As messages, 1 KiB
+ * blocks on 2 ranks went through the schedule, the matching and an
+ * unexpected message's heap copy (~2,200-2,900 instructions a call
+ * against ~800 at 8 bytes): 0.42-0.47 us against 0.35-0.39 through the
+ * buffers; at 2 KiB alike, at 4 KiB the messages won (0.48-0.51 against
+ * 0.55-0.64).  On a crowded node the large buffers' two numbers pace the
+ * senders to the root, who share its cores: 4 ranks on 2 cores, 1 KiB,
+ * 2.2-2.6 us against the messages' 1.0-1.2 (bench/NOTES.md, scat18).
  * Larger ones are messages, or read in place by a gather's root
  * (hc_shmcoll_rooted_reads). */
 #define SHMCOLL_ROOTED_BUFFERED_MAX ((size_t)2 << 10)
 
 /* 1 when a block of len bytes moves through the buffer
- * shmcoll_buf(sc, its rank, s, len); both of its ends know len. */
+ * shmcoll_buf(sc, its rank, s, len); both of its ends know len, and
+ * sc->crowded is the same on every rank (the header's CPUs). */
 static inline int shmcoll_rooted_buffered(const hc_shmcoll_t *sc, size_t len) {
-  return len > 0 && len <= SHMCOLL_ROOTED_BUFFERED_MAX && len <= sc->chunk;
+  return len > 0 && (len <= sc->small ||
+                     (!sc->crowded && len <= SHMCOLL_ROOTED_BUFFERED_MAX &&
+                      len <= sc->chunk));
 }
 
 /* The collective every rank must have finished before blocks of up to

@@ -202,19 +202,22 @@ static hc_status_t shmcoll_rooted_messages_wait(shmcoll_rooted_msgs_t *m,
 
 /* Whether a gather or scatter on comm runs here: the v-forms always (each
  * block's size is known to both its ends), the others where a block goes
- * through a buffer (SHMCOLL_ROOTED_BUFFERED_MAX) or would be read in place
+ * through a buffer (shmcoll_rooted_buffered) or would be read in place
  * (HCMPI_COLL_SHM_ROOTED_READ_MIN; in between the schedule's messages are
- * as fast as the segment's) and all
- * of them SHMCOLL_ROOTED_TOTAL_MAX (the same on every rank); where comm
- * has a segment of its own, made now if not yet. */
+ * as fast as the segment's) and all of them SHMCOLL_ROOTED_TOTAL_MAX (the
+ * same on every rank); where comm has a segment of its own, made now if
+ * not yet. */
 int hc_shmcoll_rooted_takes(hcomm_comm_t *comm, int vform, size_t bytes) {
   hc_status_t rc;
   size_t read_min = hc_shmcoll_tuning.rooted_read_min;
-  return comm != NULL &&
-         (vform || ((bytes <= SHMCOLL_ROOTED_BUFFERED_MAX ||
-                     (read_min > 0 && bytes >= read_min)) &&
-                    bytes * (size_t)comm->size <= SHMCOLL_ROOTED_TOTAL_MAX)) &&
-         hc_shmcoll_enter(comm, 0, &rc) != NULL;
+  int read = read_min > 0 && bytes >= read_min;
+  if (comm == NULL ||
+      (!vform && ((bytes > SHMCOLL_ROOTED_BUFFERED_MAX && !read) ||
+                  bytes * (size_t)comm->size > SHMCOLL_ROOTED_TOTAL_MAX)))
+    return 0;
+  hc_shmcoll_t *sc = hc_shmcoll_enter(comm, 0, &rc);
+  return sc != NULL && (vform || read || bytes <= sc->small ||
+                        shmcoll_rooted_buffered(sc, bytes));
 }
 
 /* The sides of a gather or scatter: buffers, or accessors' streams. */

@@ -1,6 +1,7 @@
 /* Gather(v) and Scatter(v) on a communicator of one node: the blocking
- * Gather and Scatter of blocks of at most 2 KiB (through the small or the
- * large buffers; 64 KiB in all) or of 16 KiB and more, and every
+ * Gather and Scatter of blocks of at most 512 bytes (small buffers), or 2
+ * KiB where the node is not crowded (large buffers; 64 KiB in all), or of
+ * 16 KiB and more, and every
  * blocking Gatherv and Scatterv run in its shared-memory segment (src/hcomm/shmcoll_rooted.c), the rest by the
  * schedules; checked byte by byte against a serial reference.
  *
@@ -19,9 +20,11 @@
  *                            derived type would stream) at the root and
  *                            one other rank beside others' 100 plain ints
  *                            and empty blocks.  Gather(v) and Scatter(v)
- *                            of blocks of at most 2 KiB (in place and
- *                            not, plain and strided) move no transport
- *                            message on 2 or more ranks (MPI_T counters);
+ *                            of blocks of at most 512 bytes, or 2 KiB on
+ *                            no more ranks than CPUs (HCMPI_COLL_SHM_CPUS,
+ *                            else those online), in place and not, plain
+ *                            and strided, move no transport message on 2
+ *                            or more ranks (MPI_T counters);
  *                            nor do the gathers' blocks of 16 KiB and more
  *                            of plain ints at the root, read in place
  *                            (fixed forms of 16 KiB blocks, v-forms of
@@ -31,6 +34,8 @@
  *   coll_shm_rooted plain    results only (segments off, tcp, another MPI).
  */
 #include "mpitest.h"
+
+#include <unistd.h>
 
 static int wrank, wsize;
 static MPI_T_pvar_session session;
@@ -251,24 +256,45 @@ static void fixed_case(MPI_Comm comm, int it, int each, int inplace)
     }
 }
 
-/* Gather(v) and Scatter(v) of blocks of at most 2 KiB (the small
- * buffer's and the large ones'), plain and strided: no message moves. */
+/* The CPUs the segments count (HCMPI_COLL_SHM_CPUS, else those online):
+ * on more ranks the node is crowded, and blocks above a small buffer are
+ * messages. */
+static long segment_cpus(void)
+{
+    const char *set = getenv("HCMPI_COLL_SHM_CPUS");
+    long cpus = set != NULL ? atol(set) : 0;
+    return cpus > 0 ? cpus : sysconf(_SC_NPROCESSORS_ONLN);
+}
+
+/* Gather(v) and Scatter(v) of blocks of at most the small buffer, then of
+ * up to 2 KiB (through the large buffers where the node is not crowded),
+ * plain and strided: no message moves (the larger ones: on no more ranks
+ * than CPUs). */
 static void small_round(MPI_Comm comm, int it)
 {
+    int n;
+    MPI_Comm_size(comm, &n);
     unsigned long long before = messages_sent();
     for (int inplace = 0; inplace < 2; inplace++) {
         fixed_case(comm, it, 1, inplace);
         fixed_case(comm, it, 128, inplace);
-        fixed_case(comm, it, 256, inplace);
-        fixed_case(comm, it, 512, inplace);
-        for (int stride = 1; stride <= 2; stride++) {
+        for (int stride = 1; stride <= 2; stride++)
             gatherv_case(comm, it, SIZES_SMALL, inplace, stride);
-            gatherv_case(comm, it, SIZES_BUFFERED, inplace, stride);
-        }
     }
     if (counted)
         CHECK(messages_sent() == before, "small gathers and scatters sent %llu messages",
               messages_sent() - before);
+    before = messages_sent();
+    for (int inplace = 0; inplace < 2; inplace++) {
+        fixed_case(comm, it, 129, inplace);
+        fixed_case(comm, it, 512, inplace);
+        for (int stride = 1; stride <= 2; stride++)
+            gatherv_case(comm, it, SIZES_BUFFERED, inplace, stride);
+    }
+    if (counted && n <= segment_cpus())
+        CHECK(messages_sent() == before,
+              "gathers and scatters of up to 2 KiB sent %llu messages on %d ranks",
+              messages_sent() - before, n);
 }
 
 /* Blocks of 16 KiB and more, of plain ints at the root (fixed forms where
