@@ -682,9 +682,9 @@ static int shmcoll_reduce_scatter_step(hc_shmcoll_op_t *op, uint32_t s) {
 }
 
 /* Chunk 0 (the only one) of a gather(v), collective number s: every
- * block of at most a small buffer goes through its sender's small buffer,
- * large ones are read in place (hc_shmcoll_rooted_reads; their senders
- * wait for the root), the others follow as messages
+ * block of up to SHMCOLL_ROOTED_BUFFERED_MAX goes through its sender's
+ * buffer of number s, larger ones are read in place (hc_shmcoll_rooted_reads;
+ * their senders wait for the root), the others follow as messages
  * (shmcoll_rooted_messages).  A sender of a small block is done once it
  * posted: the root's done guards the buffer's next use, so senders run
  * ahead of the root as far as the small buffers go. */
@@ -695,14 +695,14 @@ static int shmcoll_gather_step(hc_shmcoll_op_t *op, uint32_t s) {
   if (me != op->root && hc_shmcoll_rooted_reads(op, op->size))
     return hc_shmcoll_gather_read_send(op, s);
   if (me != op->root) {
-    size_t n = op->size <= small ? op->size : 0;
-    unsigned char packed[SHMCOLL_SMALL];
+    size_t n = shmcoll_rooted_buffered(sc, op->size) ? op->size : 0;
+    unsigned char packed[SHMCOLL_ROOTED_BUFFERED_MAX];
     const unsigned char *block = op->in;
-    if (op->in_acc != NULL && n > 0 && n <= sizeof packed) {
+    if (op->in_acc != NULL && n > 0) {
       hc_shmcoll_rooted_get(op, 0, packed, n);
       block = packed;
     }
-    return shmcoll_post(op, s, small, n > 0 ? block : NULL, n,
+    return shmcoll_post(op, s, n > 0 ? n : small, n > 0 ? block : NULL, n,
                         SHMCOLL_POST_FINAL);
   }
   if (op->phase == 0) { /* the root posts nothing: it only reads */
@@ -718,39 +718,47 @@ static int shmcoll_gather_step(hc_shmcoll_op_t *op, uint32_t s) {
     size_t at = hc_shmcoll_block_at(op->displs, op->each, r);
     if (r != me && hc_shmcoll_rooted_reads(op, n))
       hc_shmcoll_gather_read_block(op, s, r, at, n);
-    else if (r != me && n > 0 && n <= small)
-      hc_shmcoll_rooted_put(op, at, shmcoll_buf(sc, r, s, small), n);
+    else if (r != me && shmcoll_rooted_buffered(sc, n))
+      hc_shmcoll_rooted_put(op, at, shmcoll_buf(sc, r, s, n), n);
   }
   shmcoll_publish(sc, SHMCOLL_DONE, s);
   return 1;
 }
 
-/* The mirror for a scatter(v): the root writes each small block into its
- * receiver's small buffer of number s and is done; each receiver copies
+/* The mirror for a scatter(v): the root writes each block of up to
+ * SHMCOLL_ROOTED_BUFFERED_MAX into its receiver's buffer of number s and
+ * is done; each receiver copies
  * its block out once the root posted (the others follow as messages:
  * read in place by their receivers they were slower, bench/NOTES.md,
  * root16c). */
 static int shmcoll_scatter_step(hc_shmcoll_op_t *op, uint32_t s) {
   hc_shmcoll_t *sc = op->sc;
-  size_t small = sc->small;
   int me = sc->rank;
   if (me != op->root) {
     if (!hc_shmcoll_need(sc, SHMCOLL_POSTED, op->root, s))
       return 0;
-    if (op->size > 0 && op->size <= small)
-      hc_shmcoll_rooted_put(op, 0, shmcoll_buf(sc, me, s, small), op->size);
+    if (shmcoll_rooted_buffered(sc, op->size))
+      hc_shmcoll_rooted_put(op, 0, shmcoll_buf(sc, me, s, op->size), op->size);
     shmcoll_publish(sc, SHMCOLL_DONE, s);
     return 1;
   }
-  if (!hc_shmcoll_need(sc, SHMCOLL_DONE, SHMCOLL_ALL, shmcoll_reuse(sc, s, small)))
+  size_t widest = 0;
+  for (int r = 0; r < sc->size; r++) {
+    size_t n = hc_shmcoll_block_len(op->counts, op->each, r);
+    if (r != me && shmcoll_rooted_buffered(sc, n) && n > widest)
+      widest = n;
+  }
+  if (!hc_shmcoll_need(sc, SHMCOLL_DONE, SHMCOLL_ALL,
+                       shmcoll_rooted_reuse(sc, s, widest)))
     return 0;
   for (int r = 0; r < sc->size; r++) {
     size_t n = hc_shmcoll_block_len(op->counts, op->each, r);
     size_t at = hc_shmcoll_block_at(op->displs, op->each, r);
-    if (r != me && n > 0 && n <= small && op->in_acc != NULL)
-      hc_shmcoll_rooted_get(op, at, shmcoll_buf(sc, r, s, small), n);
-    else if (r != me && n > 0 && n <= small)
-      hc_copy_small(shmcoll_buf(sc, r, s, small), op->in + at, n);
+    int buffered = r != me && shmcoll_rooted_buffered(sc, n);
+    if (buffered && op->in_acc != NULL)
+      hc_shmcoll_rooted_get(op, at, shmcoll_buf(sc, r, s, n), n);
+    else if (buffered)
+      hc_copy_small(shmcoll_buf(sc, r, s, n), op->in + at, n);
     else if (r == me)
       hc_shmcoll_rooted_own(op, at, 0, n);
   }

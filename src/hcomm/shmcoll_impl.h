@@ -332,6 +332,40 @@ static inline uint32_t shmcoll_reuse(const hc_shmcoll_t *sc, uint32_t s,
   return s - (len <= sc->small ? (uint32_t)sc->depth : 2);
 }
 
+/* Blocks of a gather or scatter (either form) of up to this many bytes
+ * move through a buffer of the collective's number: the sender's (a
+ * gather) or the receiver's (a scatter), a small one up to sc->small, a
+ * large one above where the segment is not crowded.  As messages, 1 KiB
+ * blocks on 2 ranks went through the schedule, the matching and an
+ * unexpected message's heap copy (~2,200-2,900 instructions a call
+ * against ~800 at 8 bytes): 0.42-0.47 us against 0.35-0.39 through the
+ * buffers; at 2 KiB alike, at 4 KiB the messages won (0.48-0.51 against
+ * 0.55-0.64).  On a crowded node the large buffers' two numbers pace the
+ * senders to the root, who share its cores: 4 ranks on 2 cores, 1 KiB,
+ * 2.2-2.6 us against the messages' 1.0-1.2 (bench/NOTES.md, scat18).
+ * Larger ones are messages, or read in place by a gather's root
+ * (hc_shmcoll_rooted_reads). */
+#define SHMCOLL_ROOTED_BUFFERED_MAX ((size_t)2 << 10)
+
+/* 1 when a block of len bytes moves through the buffer
+ * shmcoll_buf(sc, its rank, s, len); both of its ends know len, and
+ * sc->crowded is the same on every rank (the header's CPUs). */
+static inline int shmcoll_rooted_buffered(const hc_shmcoll_t *sc, size_t len) {
+  return len > 0 && (len <= sc->small ||
+                     (!sc->crowded && len <= SHMCOLL_ROOTED_BUFFERED_MAX &&
+                      len <= sc->chunk));
+}
+
+/* The collective every rank must have finished before blocks of up to
+ * widest bytes fill their buffers of number s: the later of the small
+ * buffers' and the large ones' (a v-form's blocks may take both). */
+static inline uint32_t shmcoll_rooted_reuse(const hc_shmcoll_t *sc, uint32_t s,
+                                            size_t widest) {
+  uint32_t small = shmcoll_reuse(sc, s, sc->small);
+  uint32_t large = shmcoll_reuse(sc, s, widest);
+  return shmcoll_reached(large, small) ? large : small;
+}
+
 /* 1 when every rank's done reached want.  The least of them is kept
  * (sc->done_seen, it only grows): a root that runs ahead of its readers,
  * testing whether they finished with a buffer several collectives back,
@@ -537,14 +571,14 @@ void hc_shmcoll_rooted_own(const hc_shmcoll_op_t *op, size_t from, size_t to,
                            size_t n);
 
 /* A blocking Gather(v) (gather) or Scatter(v) whose turn has come on sc
- * and whose blocks at this rank all fit a small buffer (shmcoll.c, small
- * blocking collectives whose turn has come): the op's steps in one go,
+ * and whose blocks at this rank all go through buffers
+ * (shmcoll_rooted_buffered; shmcoll_small.c): the op's steps in one go,
  * straight from the arguments.  in, out, mine (this rank's block, or
  * every block where counts is NULL), counts and displs as the op's (NULL
  * in or out at the root: in place).  HC_ERR_NOT_SUPPORTED, nothing done,
  * where a flag it needs is not there yet, a rank's block is a message's
- * (above a small buffer) or a sender's is empty: the op's path then runs
- * it. */
+ * (above SHMCOLL_ROOTED_BUFFERED_MAX) or a sender's is empty: the op's path
+ * then runs it. */
 hc_status_t hc_shmcoll_rooted_now(hc_shmcoll_t *sc, hcomm_comm_t *comm,
                                   int gather, const unsigned char *in,
                                   unsigned char *out, size_t mine,

@@ -1,9 +1,9 @@
 /*
  * Gather and scatter (their v-forms too) through one node's segment
- * (shmcoll_impl.h): every block of at most a small buffer moves through
- * its sender's or receiver's small buffer in one chunk (the steps,
- * shmcoll.c); a gather's blocks from HCMPI_COLL_SHM_ROOTED_READ_MIN up to
- * 64 KiB are read in place by the root from their senders' buffers
+ * (shmcoll_impl.h): every block of up to SHMCOLL_ROOTED_BUFFERED_MAX
+ * moves through its sender's or receiver's buffer in one chunk (the
+ * steps, shmcoll.c); a gather's blocks from HCMPI_COLL_SHM_ROOTED_READ_MIN up
+ * to 64 KiB are read in place by the root from their senders' buffers
  * (shmcoll_read.c) where reads work; the others as messages between their
  * rank and the root, on the tag the collective took (a block whose read
  * failed after the chunk).
@@ -107,14 +107,14 @@ static hc_status_t shmcoll_rooted_post(const hc_shmcoll_op_t *op, int send,
 
 /* Whether op's block of len bytes for rank r (where this rank is the
  * root; else its own) moves as a message: before its turn of the
- * segment (after 0), or after it (after 1).  Blocks of at most a small
- * buffer never do; those not read in place always before; a gather's
- * read in place (hc_shmcoll_rooted_reads) where its sender's side is an
- * accessor's, which names no address (the sender posts before, the root
+ * segment (after 0), or after it (after 1).  Blocks through a buffer
+ * (shmcoll_rooted_buffered) never do; those not read in place always before; a
+ * gather's read in place (hc_shmcoll_rooted_reads) where its sender's side is
+ * an accessor's, which names no address (the sender posts before, the root
  * after), or where the read failed (after, at both ends). */
 static int shmcoll_rooted_by_message(const hc_shmcoll_op_t *op, int r,
                                      size_t len, int after) {
-  if (len <= op->sc->small)
+  if (len == 0 || shmcoll_rooted_buffered(op->sc, len))
     return 0;
   if (!hc_shmcoll_rooted_reads(op, len))
     return !after;
@@ -126,7 +126,7 @@ static int shmcoll_rooted_by_message(const hc_shmcoll_op_t *op, int r,
   return after ? op->in_acc == NULL && failed : op->in_acc != NULL;
 }
 
-/* The messages of a rooted op: its blocks larger than a small buffer,
+/* The messages of a rooted op: its blocks larger than a buffer's,
  * each between its rank and the root (each end knows the block's size:
  * the sender's count matches the root's), those that
  * shmcoll_rooted_by_message picks for before or after the op's turn. */
@@ -201,20 +201,23 @@ static hc_status_t shmcoll_rooted_messages_wait(shmcoll_rooted_msgs_t *m,
 #define SHMCOLL_ROOTED_TOTAL_MAX ((size_t)64 << 10)
 
 /* Whether a gather or scatter on comm runs here: the v-forms always (each
- * block's size is known to both its ends), the others where a block fits
- * a small buffer or a gather's would be read in place
+ * block's size is known to both its ends), the others where a block goes
+ * through a buffer (shmcoll_rooted_buffered) or would be read in place
  * (HCMPI_COLL_SHM_ROOTED_READ_MIN; in between the schedule's messages are
- * as fast as the segment's) and all
- * of them SHMCOLL_ROOTED_TOTAL_MAX (the same on every rank); where comm
- * has a segment of its own, made now if not yet. */
+ * as fast as the segment's) and all of them SHMCOLL_ROOTED_TOTAL_MAX (the
+ * same on every rank); where comm has a segment of its own, made now if
+ * not yet. */
 int hc_shmcoll_rooted_takes(hcomm_comm_t *comm, int vform, size_t bytes) {
   hc_status_t rc;
   size_t read_min = hc_shmcoll_tuning.rooted_read_min;
-  return comm != NULL &&
-         (vform ||
-          ((bytes <= SHMCOLL_SMALL || (read_min > 0 && bytes >= read_min)) &&
-           bytes * (size_t)comm->size <= SHMCOLL_ROOTED_TOTAL_MAX)) &&
-         hc_shmcoll_enter(comm, 0, &rc) != NULL;
+  int read = read_min > 0 && bytes >= read_min;
+  if (comm == NULL ||
+      (!vform && ((bytes > SHMCOLL_ROOTED_BUFFERED_MAX && !read) ||
+                  bytes * (size_t)comm->size > SHMCOLL_ROOTED_TOTAL_MAX)))
+    return 0;
+  hc_shmcoll_t *sc = hc_shmcoll_enter(comm, 0, &rc);
+  return sc != NULL && (vform || read || bytes <= sc->small ||
+                        shmcoll_rooted_buffered(sc, bytes));
 }
 
 /* The sides of a gather or scatter: buffers, or accessors' streams. */

@@ -382,13 +382,16 @@ hc_status_t hc_shmcoll_rooted_now(hc_shmcoll_t *sc, hcomm_comm_t *comm,
                                   unsigned char *out, size_t mine,
                                   const size_t *counts, const size_t *displs,
                                   int root) {
-  size_t small = sc->small;
   int me = sc->rank, is_root = me == root;
+  size_t widest = mine; /* the largest block through a buffer of this rank */
   if (is_root && counts != NULL) {
+    widest = 0;
     for (int r = 0; r < sc->size; r++)
-      if (counts[r] > small) /* a message's */
-        return HC_ERR_NOT_SUPPORTED;
-  } else if (mine == 0 || mine > small) {
+      if (r != me && counts[r] > widest)
+        widest = counts[r];
+    if (widest > 0 && !shmcoll_rooted_buffered(sc, widest))
+      return HC_ERR_NOT_SUPPORTED; /* a message's */
+  } else if (!shmcoll_rooted_buffered(sc, mine)) {
     return HC_ERR_NOT_SUPPORTED; /* empty, or a message */
   }
   if (!shmcoll_now_enter(sc, comm))
@@ -397,7 +400,7 @@ hc_status_t hc_shmcoll_rooted_now(hc_shmcoll_t *sc, hcomm_comm_t *comm,
   /* Senders (a gather) and the root (a scatter) fill buffers; the others
    * read what was posted. */
   int ready = gather != is_root
-                  ? shmcoll_all_done(sc, shmcoll_reuse(sc, s, small))
+                  ? shmcoll_all_done(sc, shmcoll_rooted_reuse(sc, s, widest))
                   : shmcoll_now_ready(sc, SHMCOLL_POSTED,
                                       is_root ? SHMCOLL_ALL : root, s);
   if (!ready) {
@@ -407,7 +410,7 @@ hc_status_t hc_shmcoll_rooted_now(hc_shmcoll_t *sc, hcomm_comm_t *comm,
   comm->coll_seq++; /* as hc_shmcoll_run: the tag the op would take */
   _Atomic uint32_t *flag = sc->lines[me].flag;
   if (gather && !is_root) {
-    hc_copy_small(shmcoll_buf(sc, me, s, small), in, mine);
+    hc_copy_small(shmcoll_buf(sc, me, s, mine), in, mine);
     atomic_store_explicit(&flag[SHMCOLL_DONE], s, memory_order_relaxed);
     shmcoll_publish(sc, SHMCOLL_POSTED, s);
   } else if (gather) {
@@ -415,7 +418,7 @@ hc_status_t hc_shmcoll_rooted_now(hc_shmcoll_t *sc, hcomm_comm_t *comm,
       unsigned char *block = out + hc_shmcoll_block_at(displs, mine, r);
       size_t n = hc_shmcoll_block_len(counts, mine, r);
       if (r != me && n > 0)
-        hc_copy_small(block, shmcoll_buf(sc, r, s, small), n);
+        hc_copy_small(block, shmcoll_buf(sc, r, s, n), n);
       else if (r == me && in != NULL && in != block) /* not in place */
         memcpy(block, in, n);
     }
@@ -425,14 +428,14 @@ hc_status_t hc_shmcoll_rooted_now(hc_shmcoll_t *sc, hcomm_comm_t *comm,
       const unsigned char *block = in + hc_shmcoll_block_at(displs, mine, r);
       size_t n = hc_shmcoll_block_len(counts, mine, r);
       if (r != me && n > 0)
-        hc_copy_small(shmcoll_buf(sc, r, s, small), block, n);
+        hc_copy_small(shmcoll_buf(sc, r, s, n), block, n);
       else if (r == me && out != NULL) /* not in place */
         memcpy(out, block, n);
     }
     atomic_store_explicit(&flag[SHMCOLL_DONE], s, memory_order_relaxed);
     shmcoll_publish(sc, SHMCOLL_POSTED, s);
   } else {
-    hc_copy_small(out, shmcoll_buf(sc, me, s, small), mine);
+    hc_copy_small(out, shmcoll_buf(sc, me, s, mine), mine);
     shmcoll_publish(sc, SHMCOLL_DONE, s);
   }
   shmcoll_now_leave(sc, s);

@@ -41,7 +41,9 @@
  *                       (2 ints per rank in the
  *                       segment; -root: the victim is the root),
  *                       gather-16k, scatter-16k and their -root kinds
- *                       (16 KiB a rank: gather's read in place)); the
+ *                       (16 KiB a rank: gather's read in place),
+ *                       gather-1k, scatter-1k and their -root kinds (1
+ *                       KiB a rank: through the large buffers)); the
  *                       survivors
  *                       must get MPIX_ERR_PROC_FAILED from one of their
  *                       next few KINDs, never hang.  Run under hcmpirun
@@ -422,6 +424,11 @@ static int run_kind(const char *kind, int round)
         if (strncmp(kind, "alltoall", 8) == 0)
             return MPI_Alltoall(mid_in, n / wsize, MPI_INT, mid_out, n / wsize, MPI_INT,
                                 MPI_COMM_WORLD);
+        /* Gather, Scatter: blocks through the large buffers. */
+        if (strncmp(kind, "gather", 6) == 0)
+            return MPI_Gather(mid_in, n, MPI_INT, mid_out, n, MPI_INT, root, MPI_COMM_WORLD);
+        if (strncmp(kind, "scatter", 7) == 0)
+            return MPI_Scatter(mid_in, n, MPI_INT, mid_out, n, MPI_INT, root, MPI_COMM_WORLD);
         CHECK(0, "unknown kind %s", kind);
     }
     /* The -16k kinds: Gather and Scatter of 16 KiB a rank in the segment,

@@ -186,6 +186,12 @@ for kind in gather-16k gather-16k-root scatter-16k scatter-16k-root; do
 done
 kill_case 2 gather-16k
 HCMPI_SPIN=0 kill_case 2 scatter-16k-root
+# Gather and Scatter of 1 KiB a rank through the large buffers (the
+# segment counting 64 CPUs: not crowded), the victim a sender, a receiver
+# or the root (2 ranks below).
+for kind in gather-1k gather-1k-root scatter-1k scatter-1k-root; do
+    HCMPI_COLL_SHM_CPUS=64 kill_case 4 $kind
+done
 # Large bcasts are read from the root's buffer by default (above); the
 # segment's pipeline when that is off.
 HCMPI_COLL_SHM_BCAST_READ_MIN=0 kill_case 4 bcast-large
@@ -240,7 +246,8 @@ for kind in bcast bcast-root reduce reduce-root allreduce allgather alltoall \
 done
 # The same straight steps with posts of 1 KiB, in one large buffer.
 for kind in bcast-1k bcast-1k-root reduce-1k reduce-1k-root allreduce-1k \
-    allgather-1k alltoall-1k reduce_scatter_block-1k; do
+    allgather-1k alltoall-1k reduce_scatter_block-1k gather-1k gather-1k-root \
+    scatter-1k scatter-1k-root; do
     kill_case 2 $kind
     HCMPI_SPIN=0 kill_case 2 $kind
 done

@@ -1,26 +1,30 @@
 /* Gather(v) and Scatter(v) on a communicator of one node: the blocking
- * Gather and Scatter of blocks of at most a small buffer (512 bytes, 64
- * KiB in all) and every blocking Gatherv and Scatterv run in its
- * shared-memory segment (src/hcomm/shmcoll_rooted.c), the rest by the
+ * Gather and Scatter of blocks of at most 512 bytes (small buffers), or 2
+ * KiB where the node is not crowded (large buffers; 64 KiB in all), or of
+ * 16 KiB and more, and every
+ * blocking Gatherv and Scatterv run in its shared-memory segment (src/hcomm/shmcoll_rooted.c), the rest by the
  * schedules; checked byte by byte against a serial reference.
  *
  *   coll_shm_rooted          every root of MPI_COMM_WORLD and of a split
  *                            whose order is reversed: Gatherv and Scatterv
  *                            with uneven counts (zeros among them, blocks
  *                            on both sides of the small buffer's 512
- *                            bytes), displacements in reverse order with
+ *                            bytes and of the 2 KiB of a block through a
+ *                            buffer), displacements in reverse order with
  *                            gaps (the gaps must stay untouched), in
  *                            place at the root and not; the same with a
  *                            strided type at the root and at the senders
  *                            (packed views); Gather and Scatter of 1 to
- *                            300 ints; Gatherv and Scatterv of blocks of
+ *                            300, 512 and 513 ints; Gatherv and Scatterv of blocks of
  *                            20000 strided ints (above 64 KiB, where a
  *                            derived type would stream) at the root and
  *                            one other rank beside others' 100 plain ints
  *                            and empty blocks.  Gather(v) and Scatter(v)
- *                            of blocks of at most 512 bytes (in place and
- *                            not, plain and strided) move no transport
- *                            message on 2 or more ranks (MPI_T counters);
+ *                            of blocks of at most 512 bytes, or 2 KiB on
+ *                            no more ranks than CPUs (HCMPI_COLL_SHM_CPUS,
+ *                            else those online), in place and not, plain
+ *                            and strided, move no transport message on 2
+ *                            or more ranks (MPI_T counters);
  *                            nor do the gathers' blocks of 16 KiB and more
  *                            of plain ints at the root, read in place
  *                            (fixed forms of 16 KiB blocks, v-forms of
@@ -30,6 +34,8 @@
  *   coll_shm_rooted plain    results only (segments off, tcp, another MPI).
  */
 #include "mpitest.h"
+
+#include <unistd.h>
 
 static int wrank, wsize;
 static MPI_T_pvar_session session;
@@ -54,10 +60,12 @@ static int elem(int r, int root, int it, int i)
 }
 
 /* Block sizes of a layout: all within the small buffer's 128 ints, about
- * them, wide (128 ints or fewer through the small buffers, 4096 ints = 16
- * KiB and more read in place; each threshold's edge among them), or
- * between (129 to 4095 ints: messages). */
-enum { SIZES_SMALL = 1, SIZES_ABOUT = 0, SIZES_WIDE = 2, SIZES_MID = 3 };
+ * them, buffered (up to 512 ints = 2 KiB: through the small buffers up to
+ * 128, the large ones above; both edges among them), wide (128 ints or
+ * fewer through the small buffers, 4096 ints = 16 KiB and more read in
+ * place; each threshold's edge among them), or between (513 to 4095
+ * ints: messages). */
+enum { SIZES_SMALL = 1, SIZES_ABOUT = 0, SIZES_WIDE = 2, SIZES_MID = 3, SIZES_BUFFERED = 4 };
 
 static int block_count(int r, int it, int sizes)
 {
@@ -68,8 +76,12 @@ static int block_count(int r, int it, int sizes)
     if (sizes == SIZES_ABOUT)
         return (r * 97 + it * 61) % 300;
     int spread = (r * 997 + it * 613) % 1024;
+    if (sizes == SIZES_BUFFERED && r % 3 == 2)
+        return (r / 3 + it) % 2 ? 512 : 129;
+    if (sizes == SIZES_BUFFERED)
+        return 1 + spread / 2;
     if (sizes == SIZES_MID)
-        return 129 + spread * 3;
+        return 513 + spread * 3;
     if (r % 3 == 2)
         return (r / 3 + it) % 2 ? 128 : 4096;
     return (r / 3 + it) % 2 ? 1 + spread % 128 : 4097 + spread * 2;
@@ -244,10 +256,24 @@ static void fixed_case(MPI_Comm comm, int it, int each, int inplace)
     }
 }
 
-/* Gather(v) and Scatter(v) of blocks of at most the small buffer, plain
- * and strided: no message moves. */
+/* The CPUs the segments count (HCMPI_COLL_SHM_CPUS, else those online):
+ * on more ranks the node is crowded, and blocks above a small buffer are
+ * messages. */
+static long segment_cpus(void)
+{
+    const char *set = getenv("HCMPI_COLL_SHM_CPUS");
+    long cpus = set != NULL ? atol(set) : 0;
+    return cpus > 0 ? cpus : sysconf(_SC_NPROCESSORS_ONLN);
+}
+
+/* Gather(v) and Scatter(v) of blocks of at most the small buffer, then of
+ * up to 2 KiB (through the large buffers where the node is not crowded),
+ * plain and strided: no message moves (the larger ones: on no more ranks
+ * than CPUs). */
 static void small_round(MPI_Comm comm, int it)
 {
+    int n;
+    MPI_Comm_size(comm, &n);
     unsigned long long before = messages_sent();
     for (int inplace = 0; inplace < 2; inplace++) {
         fixed_case(comm, it, 1, inplace);
@@ -258,6 +284,17 @@ static void small_round(MPI_Comm comm, int it)
     if (counted)
         CHECK(messages_sent() == before, "small gathers and scatters sent %llu messages",
               messages_sent() - before);
+    before = messages_sent();
+    for (int inplace = 0; inplace < 2; inplace++) {
+        fixed_case(comm, it, 129, inplace);
+        fixed_case(comm, it, 512, inplace);
+        for (int stride = 1; stride <= 2; stride++)
+            gatherv_case(comm, it, SIZES_BUFFERED, inplace, stride);
+    }
+    if (counted && n <= segment_cpus())
+        CHECK(messages_sent() == before,
+              "gathers and scatters of up to 2 KiB sent %llu messages on %d ranks",
+              messages_sent() - before, n);
 }
 
 /* Blocks of 16 KiB and more, of plain ints at the root (fixed forms where
@@ -265,8 +302,8 @@ static void small_round(MPI_Comm comm, int it)
  * read in place where reads work (reads), so no transport message either
  * (scatters' blocks are messages); then
  * strided at both sides (packed views, or at the root beyond 64 KiB its
- * streams), blocks between a small buffer and 16 KiB (messages), and
- * fixed forms of 1 KiB blocks (the schedule). */
+ * streams), blocks between 2 and 16 KiB (messages), and fixed forms of
+ * 513 ints (the schedule). */
 static void read_round(MPI_Comm comm, int it, int reads)
 {
     int n;
@@ -283,7 +320,7 @@ static void read_round(MPI_Comm comm, int it, int reads)
     for (int inplace = 0; inplace < 2; inplace++) {
         gatherv_case(comm, it, SIZES_WIDE, inplace, 2);
         gatherv_case(comm, it, SIZES_MID, inplace, 1);
-        fixed_case(comm, it, 256, inplace);
+        fixed_case(comm, it, 513, inplace);
     }
 }
 

@@ -2,7 +2,8 @@
 # coll_shm_rooted.c: blocking Gather and Scatter of blocks up to 64 KiB in
 # all and every Gatherv and Scatterv in the communicator's shared-memory
 # segment, checked byte by byte, with no transport message for small
-# blocks nor for gathers' larger plain ones (read in place), on 1,
+# blocks (up to 2 KiB where the node is not crowded) nor for gathers'
+# larger plain ones (read in place), on 1,
 # 2, 3, 5 and 8 ranks; with every wait asleep; with the segments off and over tcp
 # (the same results by messages).
 . "${top_srcdir:-.}/tests/mpi/lib.sh"
@@ -16,6 +17,12 @@ for n in 1 2 3 5 8; do
     run_mpi_ok $n coll_shm_rooted
 done
 HCMPI_SPIN=0 run_mpi_ok 4 coll_shm_rooted
+# Blocks of up to 2 KiB through the large buffers on 3, 5 and 8 ranks too
+# (the segments count 64 CPUs: not crowded), asleep on 5.
+for n in 3 8; do
+    HCMPI_COLL_SHM_CPUS=64 run_mpi_ok $n coll_shm_rooted
+done
+HCMPI_COLL_SHM_CPUS=64 HCMPI_SPIN=0 run_mpi_ok 5 coll_shm_rooted
 # Reads refused (no CMA) on every rank, and on rank 1 alone (its reads of
 # blocks fail, and those follow as messages between that pair).
 HCMPI_SHM_CMA=0 run_mpi_ok 3 coll_shm_rooted noreads
