@@ -7,6 +7,7 @@
 #define HC_MPI_IMPL_H
 
 #include <mpi.h>
+#include <stdatomic.h>
 #include <stddef.h>
 
 #include "hcomm.h"
@@ -108,9 +109,31 @@ typedef struct hc_mpi_comm {
 hc_mpi_comm_t *hc_mpi_comm_get(MPI_Comm handle);
 /* The builtin MPI_COMM_WORLD object; exists before MPI_Init. */
 hc_mpi_comm_t *hc_mpi_comm_world(void);
+/* The builtin objects themselves (comm.c), for hc_mpi_comm_enter's inline
+ * test. */
+extern hc_mpi_comm_t hc_mpi_comm_world_obj;
+extern hc_mpi_comm_t hc_mpi_comm_self_obj;
+/* hc_mpi_comm_enter's checks one by one, in the order their errors are
+ * raised. */
+int hc_mpi_comm_enter_each(const char *fn, MPI_Comm comm, hc_mpi_comm_t **out);
+static inline int hc_mpi_world_active(void);
 /* Entry check of every call on a communicator: MPI initialised and not
- * finalised, and comm valid.  Raises the error otherwise. */
-int hc_mpi_comm_enter(const char *fn, MPI_Comm comm, hc_mpi_comm_t **out);
+ * finalised, and comm valid.  Raises the error otherwise.  WORLD and
+ * SELF, most calls' communicators, are usable exactly while the world
+ * model runs (which holds the engine: MPI_Init takes it before and
+ * MPI_Finalize gives it back after the world's state changes), so one
+ * test answers for them.  Inline: called, it cost every MPI_Isend and
+ * MPI_Irecv a frame (~25 instructions, bench/NOTES.md recv18). */
+static inline int hc_mpi_comm_enter(const char *fn, MPI_Comm comm,
+                                    hc_mpi_comm_t **out) {
+  if ((comm == MPI_COMM_WORLD || comm == MPI_COMM_SELF) &&
+      hc_mpi_world_active()) {
+    *out = comm == MPI_COMM_WORLD ? &hc_mpi_comm_world_obj
+                                  : &hc_mpi_comm_self_obj;
+    return MPI_SUCCESS;
+  }
+  return hc_mpi_comm_enter_each(fn, comm, out);
+}
 /* comm's object when hc_mpi_comm_enter would take it, else NULL (raises
  * nothing: a fast path tries it and leaves errors to the general path). */
 hc_mpi_comm_t *hc_mpi_comm_try(MPI_Comm comm);
@@ -224,8 +247,18 @@ int hc_mpi_info_publish(const char *fn, hc_mpi_comm_t *comm, hc_mpi_info_t *obj,
 int hc_mpi_is_ready(void);
 /* MPI_SUCCESS when ready; otherwise raises MPI_ERR_OTHER saying why. */
 int hc_mpi_check_ready(const char *fn);
+/* The world model's life (init.c): MPI_Init once, MPI_Finalize once. */
+enum hc_mpi_init_state {
+  HC_MPI_INIT_BEFORE = 0,
+  HC_MPI_INIT_RUNNING = 1,
+  HC_MPI_INIT_FINALIZED = 2
+};
+extern atomic_int hc_mpi_init_state;
 /* 1 between MPI_Init and the end of MPI_Finalize (the world model). */
-int hc_mpi_world_active(void);
+static inline int hc_mpi_world_active(void) {
+  return atomic_load_explicit(&hc_mpi_init_state, memory_order_acquire) ==
+         HC_MPI_INIT_RUNNING;
+}
 /* The engine's users (the world model, each session): the first starts it
  * at thread level required, the last stops it.  *provided is the level the
  * engine runs at.  Errors are raised on fn (no object). */
