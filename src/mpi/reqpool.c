@@ -211,18 +211,28 @@ int hc_reqpool_renew(hc_mpi_request_t *r) {
   return r->handle;
 }
 
+/* reqpool_recycle's rare steps, after its push: the first free of a
+ * thread that frees but never allocates, and a cache grown past two
+ * batches.  Out of line and cold, and called last: nothing of the free
+ * lives across it, so the free saves no registers. */
+static __attribute__((noinline, cold)) void
+reqpool_recycle_rare(reqpool_cache_t *c) {
+  if (!c->registered)
+    reqpool_register(c);
+  if (c->len > 2 * REQPOOL_BATCH)
+    reqpool_drain(c, REQPOOL_BATCH);
+}
+
 /* Puts a slot nobody holds in this thread's cache.  Inlined: it is the
  * free's whole work. */
 __attribute__((always_inline)) static inline void
 reqpool_recycle(reqpool_slot_t *s) {
   reqpool_cache_t *c = &reqpool_cache;
-  if (!c->registered) /* a thread that frees but never allocates */
-    reqpool_register(c);
   s->next = c->head;
   c->head = s;
   c->len++;
-  if (c->len > 2 * REQPOOL_BATCH)
-    reqpool_drain(c, REQPOOL_BATCH);
+  if (!c->registered || c->len > 2 * REQPOOL_BATCH)
+    reqpool_recycle_rare(c);
 }
 
 void hc_reqpool_free(hc_mpi_request_t *r) {
