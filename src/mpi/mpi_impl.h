@@ -410,8 +410,21 @@ typedef struct hc_mpi_request {
 /* Where the rare fields of a face request begin. */
 #define HC_MPI_REQUEST_RARE offsetof(hc_mpi_request_t, greq)
 
-/* A new face request with a handle; NULL when memory runs out. */
-hc_mpi_request_t *hc_mpi_request_new(int kind, hc_mpi_comm_t *comm);
+/* A new face request with a handle; NULL when memory runs out.  Inline:
+ * called, its frame cost every MPI_Irecv and MPI_Isend that needs a
+ * request ~12 instructions (bench/NOTES.md, recv18). */
+static inline hc_mpi_request_t *hc_mpi_request_new(int kind,
+                                                   hc_mpi_comm_t *comm) {
+  hc_mpi_xfer_sweep();
+  hc_mpi_request_t *r = hc_reqpool_alloc();
+  if (!r)
+    return NULL;
+  r->kind = kind;
+  r->comm = comm;
+  r->active = 1;
+  hc_mpi_comm_retain(comm);
+  return r;
+}
 /* The object of a valid request or message handle, else NULL. */
 hc_mpi_request_t *hc_mpi_request_get(MPI_Request handle);
 /* Registers the builtin requests (MPI_Init). */

@@ -10,18 +10,6 @@
 #include "mpi/mpi_trace.h"
 #include "mpi/reqpool.h"
 
-hc_mpi_request_t *hc_mpi_request_new(int kind, hc_mpi_comm_t *comm) {
-  hc_mpi_xfer_sweep();
-  hc_mpi_request_t *r = hc_reqpool_alloc();
-  if (!r)
-    return NULL;
-  r->kind = kind;
-  r->comm = comm;
-  r->active = 1;
-  hc_mpi_comm_retain(comm);
-  return r;
-}
-
 /* What every send that left at once (hcomm_send_now) hands back: one
  * builtin request, complete, shared, never destroyed.  Its status is a
  * buffered send's: a send's status carries nothing else.  Its
