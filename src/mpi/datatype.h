@@ -106,18 +106,13 @@ static inline hc_mpi_type_t *hc_mpi_type_builtin_object(MPI_Datatype type) {
       (hc_mpi_type_t *)(void *)((char *)hc_mpi_type_builtin_table + slot);
   return t->handle == type ? t : NULL;
 }
-/* The bits above HC_HANDLE_OBJECT_SHIFT of a predefined type's handle: its
- * kind and its object type, tested in one compare. */
-#define HC_MPI_TYPE_BUILTIN_TOP                                                \
-  ((HC_HANDLE_KIND_BUILTIN << (HC_HANDLE_KIND_SHIFT - HC_HANDLE_OBJECT_SHIFT)) | \
-   HC_OBJ_DATATYPE)
 /* The description of a valid, usable datatype; NULL for MPI_DATATYPE_NULL
  * and anything that is not a datatype handle.  A predefined type, what
  * most point-to-point calls carry, is found inline by its index: called,
  * the lookup cost every MPI_Isend and MPI_Irecv ~25 instructions
  * (bench/NOTES.md, recv18). */
 static inline const hc_mpi_type_t *hc_mpi_type_get(MPI_Datatype type) {
-  if (((unsigned)type >> HC_HANDLE_OBJECT_SHIFT) == HC_MPI_TYPE_BUILTIN_TOP &&
+  if (hc_handle_is(type, HC_HANDLE_KIND_BUILTIN, HC_OBJ_DATATYPE) &&
       __atomic_load_n(&hc_mpi_type_tables_ready, __ATOMIC_ACQUIRE))
     return hc_mpi_type_builtin_object(type);
   return hc_mpi_type_lookup(type);

@@ -277,8 +277,7 @@ static void reqpool_home_drop(hcomm_request_home_t *home) {
  * that made it) makes the object's contents visible; the relaxed load only
  * keeps a stale handle read concurrently with a reuse well defined. */
 hc_mpi_request_t *hc_reqpool_get(int handle) {
-  if (hc_handle_kind(handle) != HC_HANDLE_KIND_DIRECT ||
-      hc_handle_object(handle) != HC_OBJ_REQUEST)
+  if (!hc_handle_is(handle, HC_HANDLE_KIND_DIRECT, HC_OBJ_REQUEST))
     return NULL;
   uint32_t index = (uint32_t)handle & REQPOOL_INDEX_MASK;
   reqpool_slot_t *slab = atomic_load_explicit(
