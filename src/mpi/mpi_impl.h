@@ -347,8 +347,17 @@ static inline void hc_mpi_xfer_fini(hc_mpi_xfer_t *x) {
 /* Keeps a staged operation's buffer alive after MPI_Request_free until
  * the engine completes it; takes over eng and the xfer. */
 void hc_mpi_xfer_orphan(hcomm_request_t *eng, hc_mpi_xfer_t *x);
-/* Frees the staging of orphaned operations that have completed. */
-void hc_mpi_xfer_sweep(void);
+/* Orphaned operations not yet swept (xfer.c); read without its lock. */
+extern int hc_mpi_xfer_orphan_count;
+/* hc_mpi_xfer_sweep once there are orphans. */
+void hc_mpi_xfer_sweep_orphans(void);
+/* Frees the staging of orphaned operations that have completed.  Orphans
+ * are rare (a request object that could not be allocated): every new
+ * request looks without the lock first, inline. */
+static inline void hc_mpi_xfer_sweep(void) {
+  if (__atomic_load_n(&hc_mpi_xfer_orphan_count, __ATOMIC_RELAXED) != 0)
+    hc_mpi_xfer_sweep_orphans();
+}
 
 /* ---- external32 (external32.c) ----------------------------------------- */
 
