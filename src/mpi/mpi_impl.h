@@ -459,10 +459,11 @@ int hc_mpi_request_wrap(const char *fn, hc_mpi_comm_t *comm,
  * non-contiguous data) takes one from the engine's pool: the engine keeps
  * requests in a home only for plain buffers, which is what the latency
  * and message-rate paths carry.  Inline: called, it cost every MPI_Irecv
- * a frame (bench/NOTES.md, recv17). */
-static inline hc_status_t hc_mpi_request_issue(hc_mpi_request_t *r, int peer,
-                                               int tag, int mode,
-                                               int take_now) {
+ * a frame (bench/NOTES.md, recv17); always, since with the pool's home
+ * calls inline GCC left it out of line (recv18). */
+__attribute__((always_inline)) static inline hc_status_t
+hc_mpi_request_issue(hc_mpi_request_t *r, int peer, int tag, int mode,
+                     int take_now) {
   hc_mpi_xfer_t *x = &r->xfer;
   hcomm_comm_t *comm = r->comm->engine;
   if (x->acc != NULL)
@@ -585,5 +586,8 @@ int hc_mpi_check_send(const char *fn, hc_mpi_comm_t *comm, const void *buf,
 int hc_mpi_check_recv(const char *fn, hc_mpi_comm_t *comm, const void *buf,
                       MPI_Count count, MPI_Datatype type, int source, int tag,
                       size_t *bytes);
+
+/* The inline calls of reqpool.h, which need hc_mpi_request_t whole. */
+#include "mpi/reqpool_slot.h"
 
 #endif /* HC_MPI_IMPL_H */

@@ -32,6 +32,11 @@
 
 struct hc_mpi_request;
 
+/* hc_reqpool_home_take, hc_reqpool_home_unused and hc_reqpool_get are
+ * inline, defined in reqpool_slot.h (which mpi_impl.h includes at its
+ * end): called, they cost every MPI_Irecv, MPI_Isend and array wait
+ * (bench/NOTES.md, recv18). */
+
 /* Handle layout below the kind and object type fields. */
 #define HC_REQPOOL_INDEX_BITS 20
 #define HC_REQPOOL_GEN_BITS 6
@@ -55,16 +60,17 @@ void hc_reqpool_free(struct hc_mpi_request *r);
  * that and hc_reqpool_free have come, in either order, on any threads.
  * After hc_reqpool_free, r belongs to the engine: free its engine request
  * after, not before, when it must stay valid until then. */
-hcomm_request_home_t *hc_reqpool_home_take(struct hc_mpi_request *r);
+static inline hcomm_request_home_t *
+hc_reqpool_home_take(struct hc_mpi_request *r);
 /* The engine does not hold r's home: the call that took it failed, or
  * hcomm_request_reap released its request to r's owner (the caller). */
-void hc_reqpool_home_unused(struct hc_mpi_request *r);
+static inline void hc_reqpool_home_unused(struct hc_mpi_request *r);
 /* Gives live r a fresh handle, returned and stored in r->handle, for a
  * new use of the same object (an MPI_Message that MPI_Imrecv turns into
  * the request of its receive): the old handle reads as stale from now. */
 int hc_reqpool_renew(struct hc_mpi_request *r);
 /* The live object of a handle made by hc_reqpool_alloc, else NULL (wrong
  * kind or object type, index never handed out, object freed since). */
-struct hc_mpi_request *hc_reqpool_get(int handle);
+static inline struct hc_mpi_request *hc_reqpool_get(int handle);
 
 #endif /* HC_MPI_REQPOOL_H */

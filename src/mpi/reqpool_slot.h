@@ -1,0 +1,76 @@
+/*
+ * The request pool's slots and slabs (reqpool.c owns them), for the inline
+ * calls of reqpool.h: every point-to-point operation takes and gives back
+ * its home, and every array wait looks up each handle.  Included at the
+ * end of mpi_impl.h, where hc_mpi_request_t is complete.
+ */
+#ifndef HC_MPI_REQPOOL_SLOT_H
+#define HC_MPI_REQPOOL_SLOT_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "hcomm.h"
+#include "mpi/handle.h"
+#include "mpi/reqpool.h"
+
+#define HC_REQPOOL_SLAB_SHIFT 8
+#define HC_REQPOOL_SLAB (1u << HC_REQPOOL_SLAB_SHIFT)
+#define HC_REQPOOL_MAX_SLABS (HC_REQPOOL_CAPACITY / HC_REQPOOL_SLAB)
+#define HC_REQPOOL_INDEX_MASK (HC_REQPOOL_CAPACITY - 1u)
+
+typedef struct hc_reqpool_slot {
+  struct hc_mpi_request req; /* first: the object the face sees */
+  /* The engine request of a point-to-point operation (hcomm_isend_at):
+   * one object serves both layers. */
+  hcomm_request_home_t home;
+  atomic_int live; /* its handle while allocated, 0 while free */
+  /* The engine holds home (from hc_reqpool_home_take until its drop), and
+   * the face is gone (hc_reqpool_free came while the engine held home):
+   * whichever of the free and the drop comes second recycles the slot.
+   * Each side stores its flag, then reads the other's (sequentially
+   * consistent, so at least one sees both); an exchange of face_gone
+   * decides who recycles when both do.  The usual case (the engine done
+   * before the face is freed) costs the drop one store and one load and
+   * the free one load. */
+  atomic_int engine_holds;
+  atomic_int face_gone;
+  uint32_t index;
+  uint32_t generation;
+  struct hc_reqpool_slot *next; /* in a cache or the shared list */
+} hc_reqpool_slot_t;
+
+/* Slabs by index / HC_REQPOOL_SLAB, read by lookups without a lock. */
+extern _Atomic(hc_reqpool_slot_t *) hc_reqpool_slabs[HC_REQPOOL_MAX_SLABS];
+
+static inline hcomm_request_home_t *
+hc_reqpool_home_take(struct hc_mpi_request *r) {
+  hc_reqpool_slot_t *s = (hc_reqpool_slot_t *)r;
+  atomic_store_explicit(&s->engine_holds, 1, memory_order_relaxed);
+  return &s->home;
+}
+
+static inline void hc_reqpool_home_unused(struct hc_mpi_request *r) {
+  hc_reqpool_slot_t *s = (hc_reqpool_slot_t *)r;
+  atomic_store_explicit(&s->engine_holds, 0, memory_order_relaxed);
+}
+
+/* No lock: slabs never move, and a handle is valid only while the object
+ * holds it.  The caller's own ordering (it got the handle from the thread
+ * that made it) makes the object's contents visible; the relaxed load only
+ * keeps a stale handle read concurrently with a reuse well defined. */
+static inline struct hc_mpi_request *hc_reqpool_get(int handle) {
+  if (!hc_handle_is(handle, HC_HANDLE_KIND_DIRECT, HC_OBJ_REQUEST))
+    return NULL;
+  uint32_t index = (uint32_t)handle & HC_REQPOOL_INDEX_MASK;
+  hc_reqpool_slot_t *slab = atomic_load_explicit(
+      &hc_reqpool_slabs[index / HC_REQPOOL_SLAB], memory_order_acquire);
+  if (slab == NULL)
+    return NULL;
+  hc_reqpool_slot_t *s = &slab[index % HC_REQPOOL_SLAB];
+  if (atomic_load_explicit(&s->live, memory_order_relaxed) != handle)
+    return NULL;
+  return &s->req;
+}
+
+#endif /* HC_MPI_REQPOOL_SLOT_H */
