@@ -13,7 +13,6 @@
 #include "util/lock.h"
 #include "util/smallmem.h"
 
-#define REQPOOL_GEN_MASK ((1u << HC_REQPOOL_GEN_BITS) - 1u)
 /* Slots a thread's cache takes from the shared list at a time; a cache
  * that grows past two batches keeps one and gives the rest back, so a
  * thread that only frees (requests made elsewhere) does not hoard. */
@@ -30,15 +29,9 @@ static uint32_t reqpool_nslabs;        /* under reqpool_lock */
  * whole by a refill that found the shared list empty. */
 static _Atomic(hc_reqpool_slot_t *) reqpool_orphans;
 
-typedef struct reqpool_cache {
-  hc_reqpool_slot_t *head;
-  int len;
-  int registered; /* the thread-exit destructor will drain it */
-} reqpool_cache_t;
-
-/* initial-exec: a plain offset from the thread pointer, not a call to
- * __tls_get_addr on every allocation. */
-static __thread reqpool_cache_t reqpool_cache
+/* reqpool_slot.h: initial-exec, a plain offset from the thread pointer,
+ * not a call to __tls_get_addr on every allocation. */
+__thread hc_reqpool_cache_t hc_reqpool_cache
     __attribute__((tls_model("initial-exec")));
 
 static void reqpool_home_drop(hcomm_request_home_t *home);
@@ -73,7 +66,7 @@ static int reqpool_grow_locked(void) {
 /* Gives every slot of c past its newest keep back to the shared list: the
  * ones kept are the likeliest still in this core's cache.  The walk is
  * outside the lock; the splice under it is two stores. */
-static void reqpool_drain(reqpool_cache_t *c, int keep) {
+static void reqpool_drain(hc_reqpool_cache_t *c, int keep) {
   hc_reqpool_slot_t **cut = &c->head;
   for (int i = 0; i < keep && *cut != NULL; i++)
     cut = &(*cut)->next;
@@ -94,7 +87,7 @@ static void reqpool_drain(reqpool_cache_t *c, int keep) {
 /* A thread ends: its cache goes to the orphans whole (the slots outlive
  * it). */
 static void reqpool_cache_exit(void *arg) {
-  reqpool_cache_t *c = arg;
+  hc_reqpool_cache_t *c = arg;
   hc_reqpool_slot_t *first = c->head;
   c->head = NULL;
   c->len = 0;
@@ -130,7 +123,7 @@ static void reqpool_exit_key_make(void) {
 }
 
 /* c's slots go back to the pool when its thread ends. */
-static void reqpool_register(reqpool_cache_t *c) {
+static void reqpool_register(hc_reqpool_cache_t *c) {
   pthread_once(&reqpool_exit_once, reqpool_exit_key_make);
   if (reqpool_exit_ok)
     (void)pthread_setspecific(reqpool_exit_key, c);
@@ -138,10 +131,8 @@ static void reqpool_register(reqpool_cache_t *c) {
 }
 
 /* Moves a batch of free slots from the shared list (grown when empty) to
- * c.  Returns 0 when c has one.  Out of line and cold: inlined, its
- * registers made hc_reqpool_alloc save and restore six of them on every
- * allocation (15 instructions per MPI_Irecv, bench/NOTES.md recv18). */
-static __attribute__((noinline, cold)) int reqpool_refill(reqpool_cache_t *c) {
+ * c.  Returns 0 when c has one. */
+static int reqpool_refill(hc_reqpool_cache_t *c) {
   if (!c->registered)
     reqpool_register(c);
   hc_lock(&reqpool_lock);
@@ -158,30 +149,16 @@ static __attribute__((noinline, cold)) int reqpool_refill(reqpool_cache_t *c) {
   return c->head != NULL ? 0 : -1;
 }
 
-static int reqpool_handle(const hc_reqpool_slot_t *s) {
-  unsigned gen = s->generation & REQPOOL_GEN_MASK;
-  return (int)((HC_HANDLE_KIND_DIRECT << HC_HANDLE_KIND_SHIFT) |
-               ((unsigned)HC_OBJ_REQUEST << HC_HANDLE_OBJECT_SHIFT) |
-               (gen << HC_REQPOOL_INDEX_BITS) | s->index);
-}
-
-hc_mpi_request_t *hc_reqpool_alloc(void) {
-  reqpool_cache_t *c = &reqpool_cache;
-  if (c->head == NULL && reqpool_refill(c) != 0)
+hc_mpi_request_t *hc_reqpool_alloc_refilled(void) {
+  if (reqpool_refill(&hc_reqpool_cache) != 0)
     return NULL;
-  hc_reqpool_slot_t *s = c->head;
-  c->head = s->next;
-  c->len--;
-  hc_zero_small(&s->req, HC_MPI_REQUEST_RARE); /* the rest is zero already */
-  s->req.handle = reqpool_handle(s);
-  atomic_store_explicit(&s->live, s->req.handle, memory_order_relaxed);
-  return &s->req;
+  return hc_reqpool_alloc();
 }
 
 int hc_reqpool_renew(hc_mpi_request_t *r) {
   hc_reqpool_slot_t *s = (hc_reqpool_slot_t *)r;
   s->generation++;
-  r->handle = reqpool_handle(s);
+  r->handle = hc_reqpool_handle(s);
   atomic_store_explicit(&s->live, r->handle, memory_order_relaxed);
   return r->handle;
 }
@@ -191,7 +168,7 @@ int hc_reqpool_renew(hc_mpi_request_t *r) {
  * batches.  Out of line and cold, and called last: nothing of the free
  * lives across it, so the free saves no registers. */
 static __attribute__((noinline, cold)) void
-reqpool_recycle_rare(reqpool_cache_t *c) {
+reqpool_recycle_rare(hc_reqpool_cache_t *c) {
   if (!c->registered)
     reqpool_register(c);
   if (c->len > 2 * REQPOOL_BATCH)
@@ -202,7 +179,7 @@ reqpool_recycle_rare(reqpool_cache_t *c) {
  * free's whole work. */
 __attribute__((always_inline)) static inline void
 reqpool_recycle(hc_reqpool_slot_t *s) {
-  reqpool_cache_t *c = &reqpool_cache;
+  hc_reqpool_cache_t *c = &hc_reqpool_cache;
   s->next = c->head;
   c->head = s;
   c->len++;

@@ -32,8 +32,8 @@
 
 struct hc_mpi_request;
 
-/* hc_reqpool_home_take, hc_reqpool_home_unused and hc_reqpool_get are
- * inline, defined in reqpool_slot.h (which mpi_impl.h includes at its
+/* hc_reqpool_alloc, hc_reqpool_home_take, hc_reqpool_home_unused and
+ * hc_reqpool_get are inline, defined in reqpool_slot.h (which mpi_impl.h includes at its
  * end): called, they cost every MPI_Irecv, MPI_Isend and array wait
  * (bench/NOTES.md, recv18). */
 
@@ -47,7 +47,7 @@ struct hc_mpi_request;
  * Only the fields before HC_MPI_REQUEST_RARE are cleared here: the rest
  * are cleared by hc_reqpool_free, unless the object was a plain request
  * (HC_REQ_PLAIN) without greq, which never sets them. */
-struct hc_mpi_request *hc_reqpool_alloc(void);
+static inline struct hc_mpi_request *hc_reqpool_alloc(void);
 /* Clears r's rare fields (see hc_reqpool_alloc), invalidates r's handle
  * and keeps r for reuse (once the engine no longer
  * holds its home); r must be live. */

@@ -13,11 +13,13 @@
 #include "hcomm.h"
 #include "mpi/handle.h"
 #include "mpi/reqpool.h"
+#include "util/smallmem.h"
 
 #define HC_REQPOOL_SLAB_SHIFT 8
 #define HC_REQPOOL_SLAB (1u << HC_REQPOOL_SLAB_SHIFT)
 #define HC_REQPOOL_MAX_SLABS (HC_REQPOOL_CAPACITY / HC_REQPOOL_SLAB)
 #define HC_REQPOOL_INDEX_MASK (HC_REQPOOL_CAPACITY - 1u)
+#define HC_REQPOOL_GEN_MASK ((1u << HC_REQPOOL_GEN_BITS) - 1u)
 
 typedef struct hc_reqpool_slot {
   struct hc_mpi_request req; /* first: the object the face sees */
@@ -42,6 +44,41 @@ typedef struct hc_reqpool_slot {
 
 /* Slabs by index / HC_REQPOOL_SLAB, read by lookups without a lock. */
 extern _Atomic(hc_reqpool_slot_t *) hc_reqpool_slabs[HC_REQPOOL_MAX_SLABS];
+
+/* A thread's free slots (reqpool.h: the caches). */
+typedef struct hc_reqpool_cache {
+  hc_reqpool_slot_t *head;
+  int len;
+  int registered; /* the thread-exit destructor will drain it */
+} hc_reqpool_cache_t;
+
+extern __thread hc_reqpool_cache_t hc_reqpool_cache
+    __attribute__((tls_model("initial-exec")));
+
+/* The handle of live slot s: its index and generation (reqpool.h). */
+static inline int hc_reqpool_handle(const hc_reqpool_slot_t *s) {
+  unsigned gen = s->generation & HC_REQPOOL_GEN_MASK;
+  return (int)((HC_HANDLE_KIND_DIRECT << HC_HANDLE_KIND_SHIFT) |
+               ((unsigned)HC_OBJ_REQUEST << HC_HANDLE_OBJECT_SHIFT) |
+               (gen << HC_REQPOOL_INDEX_BITS) | s->index);
+}
+
+/* hc_reqpool_alloc when this thread's cache is empty: refills it from
+ * the shared list (out of line, cold) and allocates. */
+__attribute__((cold)) struct hc_mpi_request *hc_reqpool_alloc_refilled(void);
+
+static inline struct hc_mpi_request *hc_reqpool_alloc(void) {
+  hc_reqpool_cache_t *c = &hc_reqpool_cache;
+  hc_reqpool_slot_t *s = c->head;
+  if (s == NULL)
+    return hc_reqpool_alloc_refilled();
+  c->head = s->next;
+  c->len--;
+  hc_zero_small(&s->req, HC_MPI_REQUEST_RARE); /* the rest is zero already */
+  s->req.handle = hc_reqpool_handle(s);
+  atomic_store_explicit(&s->live, s->req.handle, memory_order_relaxed);
+  return &s->req;
+}
 
 static inline hcomm_request_home_t *
 hc_reqpool_home_take(struct hc_mpi_request *r) {
