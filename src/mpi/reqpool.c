@@ -13,10 +13,6 @@
 #include "util/lock.h"
 #include "util/smallmem.h"
 
-/* Slots a thread's cache takes from the shared list at a time; a cache
- * that grows past two batches keeps one and gives the rest back, so a
- * thread that only frees (requests made elsewhere) does not hoard. */
-#define REQPOOL_BATCH 32
 
 /* reqpool_slot.h: each slab written once, under reqpool_lock. */
 _Atomic(hc_reqpool_slot_t *) hc_reqpool_slabs[HC_REQPOOL_MAX_SLABS];
@@ -138,7 +134,7 @@ static int reqpool_refill(hc_reqpool_cache_t *c) {
   hc_lock(&reqpool_lock);
   if (reqpool_shared == NULL)
     reqpool_restock_locked();
-  for (int i = 0; i < REQPOOL_BATCH && reqpool_shared != NULL; i++) {
+  for (int i = 0; i < HC_REQPOOL_BATCH && reqpool_shared != NULL; i++) {
     hc_reqpool_slot_t *s = reqpool_shared;
     reqpool_shared = s->next;
     s->next = c->head;
@@ -163,44 +159,21 @@ int hc_reqpool_renew(hc_mpi_request_t *r) {
   return r->handle;
 }
 
-/* reqpool_recycle's rare steps, after its push: the first free of a
- * thread that frees but never allocates, and a cache grown past two
- * batches.  Out of line and cold, and called last: nothing of the free
- * lives across it, so the free saves no registers. */
-static __attribute__((noinline, cold)) void
-reqpool_recycle_rare(hc_reqpool_cache_t *c) {
+void hc_reqpool_recycle_rare(hc_reqpool_cache_t *c) {
   if (!c->registered)
     reqpool_register(c);
-  if (c->len > 2 * REQPOOL_BATCH)
-    reqpool_drain(c, REQPOOL_BATCH);
+  if (c->len > 2 * HC_REQPOOL_BATCH)
+    reqpool_drain(c, HC_REQPOOL_BATCH);
 }
 
-/* Puts a slot nobody holds in this thread's cache.  Inlined: it is the
- * free's whole work. */
-__attribute__((always_inline)) static inline void
-reqpool_recycle(hc_reqpool_slot_t *s) {
-  hc_reqpool_cache_t *c = &hc_reqpool_cache;
-  s->next = c->head;
-  c->head = s;
-  c->len++;
-  if (!c->registered || c->len > 2 * REQPOOL_BATCH)
-    reqpool_recycle_rare(c);
+void hc_reqpool_clear_rare(hc_mpi_request_t *r) {
+  memset((char *)r + HC_MPI_REQUEST_RARE, 0, sizeof *r - HC_MPI_REQUEST_RARE);
 }
 
-void hc_reqpool_free(hc_mpi_request_t *r) {
-  hc_reqpool_slot_t *s = (hc_reqpool_slot_t *)r;
-  if (r->kind != HC_REQ_PLAIN || r->greq != NULL) /* see hc_mpi_request_t */
-    memset((char *)r + HC_MPI_REQUEST_RARE, 0,
-           sizeof *r - HC_MPI_REQUEST_RARE);
-  atomic_store_explicit(&s->live, 0, memory_order_relaxed);
-  s->generation++;
-  if (!atomic_load(&s->engine_holds)) {
-    reqpool_recycle(s);
-    return;
-  }
+void hc_reqpool_free_held(hc_reqpool_slot_t *s) {
   atomic_store(&s->face_gone, 1); /* the drop recycles it */
   if (!atomic_load(&s->engine_holds) && atomic_exchange(&s->face_gone, 0))
-    reqpool_recycle(s); /* the drop came in between and left it */
+    hc_reqpool_recycle(s); /* the drop came in between and left it */
 }
 
 /* The engine is done with the request in home (hcomm_request_drop_fn). */
@@ -210,5 +183,5 @@ static void reqpool_home_drop(hcomm_request_home_t *home) {
   atomic_store(&s->engine_holds, 0);
   /* Still 0 when the face has it (a persistent request, a wait). */
   if (atomic_load(&s->face_gone) && atomic_exchange(&s->face_gone, 0))
-    reqpool_recycle(s);
+    hc_reqpool_recycle(s);
 }

@@ -32,8 +32,8 @@
 
 struct hc_mpi_request;
 
-/* hc_reqpool_alloc, hc_reqpool_home_take, hc_reqpool_home_unused and
- * hc_reqpool_get are inline, defined in reqpool_slot.h (which mpi_impl.h includes at its
+/* hc_reqpool_alloc, hc_reqpool_free, hc_reqpool_home_take,
+ * hc_reqpool_home_unused and hc_reqpool_get are inline, defined in reqpool_slot.h (which mpi_impl.h includes at its
  * end): called, they cost every MPI_Irecv, MPI_Isend and array wait
  * (bench/NOTES.md, recv18). */
 
@@ -51,7 +51,7 @@ static inline struct hc_mpi_request *hc_reqpool_alloc(void);
 /* Clears r's rare fields (see hc_reqpool_alloc), invalidates r's handle
  * and keeps r for reuse (once the engine no longer
  * holds its home); r must be live. */
-void hc_reqpool_free(struct hc_mpi_request *r);
+static inline void hc_reqpool_free(struct hc_mpi_request *r);
 /* The home of r's engine request (hcomm_isend_at / hcomm_irecv_at), one
  * operation at a time; an engine call that failed leaves it unused: say so
  * with hc_reqpool_home_unused.  The engine gives it back by its drop (from

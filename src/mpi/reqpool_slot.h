@@ -20,6 +20,10 @@
 #define HC_REQPOOL_MAX_SLABS (HC_REQPOOL_CAPACITY / HC_REQPOOL_SLAB)
 #define HC_REQPOOL_INDEX_MASK (HC_REQPOOL_CAPACITY - 1u)
 #define HC_REQPOOL_GEN_MASK ((1u << HC_REQPOOL_GEN_BITS) - 1u)
+/* Slots a thread's cache takes from the shared list at a time; a cache
+ * that grows past two batches keeps one and gives the rest back, so a
+ * thread that only frees (requests made elsewhere) does not hoard. */
+#define HC_REQPOOL_BATCH 32
 
 typedef struct hc_reqpool_slot {
   struct hc_mpi_request req; /* first: the object the face sees */
@@ -78,6 +82,40 @@ static inline struct hc_mpi_request *hc_reqpool_alloc(void) {
   s->req.handle = hc_reqpool_handle(s);
   atomic_store_explicit(&s->live, s->req.handle, memory_order_relaxed);
   return &s->req;
+}
+
+/* hc_reqpool_recycle's rare steps, after its push: the first free of a
+ * thread that frees but never allocates, and a cache grown past two
+ * batches.  Out of line and cold, and called last: nothing of the free
+ * lives across it, so the free saves no registers. */
+__attribute__((cold)) void hc_reqpool_recycle_rare(hc_reqpool_cache_t *c);
+
+/* Puts a slot nobody holds in this thread's cache. */
+static inline void hc_reqpool_recycle(hc_reqpool_slot_t *s) {
+  hc_reqpool_cache_t *c = &hc_reqpool_cache;
+  s->next = c->head;
+  c->head = s;
+  c->len++;
+  if (!c->registered || c->len > 2 * HC_REQPOOL_BATCH)
+    hc_reqpool_recycle_rare(c);
+}
+
+/* hc_reqpool_free's rare steps, out of line: clearing the rare fields of
+ * a request that is not plain (see hc_mpi_request_t), and the free of a
+ * slot whose home the engine still holds. */
+__attribute__((cold)) void hc_reqpool_clear_rare(struct hc_mpi_request *r);
+__attribute__((cold)) void hc_reqpool_free_held(hc_reqpool_slot_t *s);
+
+static inline void hc_reqpool_free(struct hc_mpi_request *r) {
+  hc_reqpool_slot_t *s = (hc_reqpool_slot_t *)r;
+  if (r->kind != HC_REQ_PLAIN || r->greq != NULL)
+    hc_reqpool_clear_rare(r);
+  atomic_store_explicit(&s->live, 0, memory_order_relaxed);
+  s->generation++;
+  if (!atomic_load(&s->engine_holds))
+    hc_reqpool_recycle(s);
+  else
+    hc_reqpool_free_held(s);
 }
 
 static inline hcomm_request_home_t *
