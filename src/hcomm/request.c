@@ -110,18 +110,25 @@ void hcomm_request_home_init(hcomm_request_home_t *home,
 
 /* A home gets its table index at its first use in this pool's life and
  * keeps it, as a slab's objects do: requests found by id or walked
- * (hc_request_foreach_active) are found in homes too. */
+ * (hc_request_foreach_active) are found in homes too.  0 when it has one.
+ * Out of line and cold: inlined, it made every hc_request_alloc_at save
+ * and restore three registers. */
+static __attribute__((noinline, cold)) int
+request_home_index(hcomm_request_t *req) {
+  request_pool_t *p = &request_pool;
+  if (request_table_reserve(1) != 0)
+    return -1;
+  req->index = p->count++;
+  req->table_epoch = request_epoch;
+  p->table[req->index] = req;
+  return 0;
+}
+
 hcomm_request_t *hc_request_alloc_at(hcomm_request_home_t *home,
                                      hc_request_kind_t kind) {
-  request_pool_t *p = &request_pool;
   hcomm_request_t *req = (hcomm_request_t *)(void *)home;
-  if (req->table_epoch != request_epoch) {
-    if (request_table_reserve(1) != 0)
-      return NULL;
-    req->index = p->count++;
-    req->table_epoch = request_epoch;
-    p->table[req->index] = req;
-  }
+  if (req->table_epoch != request_epoch && request_home_index(req) != 0)
+    return NULL;
   return request_reset(req, kind);
 }
 

@@ -13,30 +13,29 @@
 #include "mpi/stream.h"
 #include "util/lock.h"
 
-static hc_mpi_comm_t comm_world_obj = {.handle = MPI_COMM_WORLD,
+hc_mpi_comm_t hc_mpi_comm_world_obj = {.handle = MPI_COMM_WORLD,
                                        .builtin = 1,
                                        .refs = 1,
                                        .name = "MPI_COMM_WORLD"};
-static hc_mpi_comm_t comm_self_obj = {
+hc_mpi_comm_t hc_mpi_comm_self_obj = {
     .handle = MPI_COMM_SELF, .builtin = 1, .refs = 1, .name = "MPI_COMM_SELF"};
 static hc_handle_table_t comm_table =
     HC_HANDLE_TABLE_INITIALIZER(HC_OBJ_COMM, 0);
 /* Guards every comm's errh pointer and the builtins' default handler. */
 static pthread_mutex_t comm_lock = PTHREAD_MUTEX_INITIALIZER;
 
-hc_mpi_comm_t *hc_mpi_comm_world(void) { return &comm_world_obj; }
+hc_mpi_comm_t *hc_mpi_comm_world(void) { return &hc_mpi_comm_world_obj; }
 
 hc_mpi_comm_t *hc_mpi_comm_get(MPI_Comm handle) {
   if (handle == MPI_COMM_WORLD)
-    return &comm_world_obj;
+    return &hc_mpi_comm_world_obj;
   if (handle == MPI_COMM_SELF)
-    return &comm_self_obj;
+    return &hc_mpi_comm_self_obj;
   return hc_handle_get(&comm_table, handle);
 }
 
-/* hc_mpi_comm_enter's checks one by one, in the order their errors are
- * raised. */
-static int comm_enter_each(const char *fn, MPI_Comm comm, hc_mpi_comm_t **out) {
+int hc_mpi_comm_enter_each(const char *fn, MPI_Comm comm,
+                           hc_mpi_comm_t **out) {
   int rc = hc_mpi_check_ready(fn);
   if (rc != MPI_SUCCESS)
     return rc;
@@ -61,19 +60,6 @@ hc_mpi_comm_t *hc_mpi_comm_try(MPI_Comm comm) {
   if (comm == MPI_COMM_WORLD || comm == MPI_COMM_SELF)
     return hc_mpi_world_active() ? hc_mpi_comm_get(comm) : NULL;
   return hc_mpi_is_ready() ? hc_handle_get(&comm_table, comm) : NULL;
-}
-
-int hc_mpi_comm_enter(const char *fn, MPI_Comm comm, hc_mpi_comm_t **out) {
-  /* WORLD and SELF, most calls' communicators, are usable exactly while
-   * the world model runs (which holds the engine: MPI_Init takes it
-   * before and MPI_Finalize gives it back after the world's state
-   * changes), so one test answers for them. */
-  if ((comm == MPI_COMM_WORLD || comm == MPI_COMM_SELF) &&
-      hc_mpi_world_active()) {
-    *out = comm == MPI_COMM_WORLD ? &comm_world_obj : &comm_self_obj;
-    return MPI_SUCCESS;
-  }
-  return comm_enter_each(fn, comm, out);
 }
 
 hc_mpi_errhandler_t *hc_mpi_comm_errhandler(hc_mpi_comm_t *comm) {
@@ -121,8 +107,8 @@ void hc_mpi_comm_release_counted(hc_mpi_comm_t *comm) {
 }
 
 void hc_mpi_comm_bind_builtins(void) {
-  comm_world_obj.engine = hcomm_comm_world();
-  comm_self_obj.engine = hcomm_comm_self();
+  hc_mpi_comm_world_obj.engine = hcomm_comm_world();
+  hc_mpi_comm_self_obj.engine = hcomm_comm_self();
 }
 
 int hc_mpi_comm_adopt(const char *fn, hcomm_comm_t *engine,

@@ -111,12 +111,12 @@ static const struct type_pair type_pairs[] = {
 #define TYPE_NPAIRS (sizeof(type_pairs) / sizeof(type_pairs[0]))
 #define TYPE_NBUILTINS (sizeof(type_builtins) / sizeof(type_builtins[0]))
 
-static hc_mpi_type_t type_builtin_table[256]; /* by bits 0-7 of the handle */
+hc_mpi_type_t hc_mpi_type_builtin_table[256];
 static hc_mpi_titem_t type_builtin_items[256];
 static hc_mpi_type_t type_pair_table[TYPE_NPAIRS];
 static hc_mpi_titem_t type_pair_items[TYPE_NPAIRS][2];
 static pthread_once_t type_once = PTHREAD_ONCE_INIT;
-static int type_tables_ready;
+int hc_mpi_type_tables_ready;
 
 /* Derived types; direct indices 0..4 are the pair types. */
 static hc_handle_table_t type_table =
@@ -144,7 +144,7 @@ static void type_describe(hc_mpi_type_t *t, MPI_Datatype handle,
 
 static void type_init_builtin(const struct type_builtin *b) {
   unsigned h = (unsigned)b->handle;
-  hc_mpi_type_t *t = &type_builtin_table[h & 0xffu];
+  hc_mpi_type_t *t = &hc_mpi_type_builtin_table[h & 0xffu];
   hc_mpi_titem_t *run = &type_builtin_items[h & 0xffu];
   MPI_Count size = (h >> 8) & 0xffu;
   type_describe(t, b->handle, b->name, size, (MPI_Aint)size);
@@ -209,44 +209,23 @@ static void type_init_tables(void) {
 /* Any datatype object behind a handle, committed or not. */
 /* The object of a builtin (kind) datatype handle, NULL for one that names
  * no type; the tables must be ready. */
-static inline hc_mpi_type_t *type_builtin_object(MPI_Datatype type) {
-  /* The slot's address taken once through a byte offset: indexed twice,
-   * GCC computed index * sizeof twice (~6 instructions of every
-   * MPI_Isend and MPI_Irecv). */
-  size_t slot = ((unsigned)type & 0xffu) * sizeof(hc_mpi_type_t);
-  hc_mpi_type_t *t =
-      (hc_mpi_type_t *)(void *)((char *)type_builtin_table + slot);
-  return t->handle == type ? t : NULL;
-}
-
-static int type_is_builtin(MPI_Datatype type) {
-  return hc_handle_object(type) == HC_OBJ_DATATYPE &&
-         hc_handle_kind(type) == HC_HANDLE_KIND_BUILTIN;
-}
-
 static hc_mpi_type_t *type_object(MPI_Datatype type) {
   /* The flag spares every lookup the pthread_once call. */
-  if (!__atomic_load_n(&type_tables_ready, __ATOMIC_ACQUIRE)) {
+  if (!__atomic_load_n(&hc_mpi_type_tables_ready, __ATOMIC_ACQUIRE)) {
     pthread_once(&type_once, type_init_tables);
-    __atomic_store_n(&type_tables_ready, 1, __ATOMIC_RELEASE);
+    __atomic_store_n(&hc_mpi_type_tables_ready, 1, __ATOMIC_RELEASE);
   }
   if (hc_handle_object(type) != HC_OBJ_DATATYPE)
     return NULL;
   if (hc_handle_kind(type) == HC_HANDLE_KIND_BUILTIN)
-    return type_builtin_object(type);
+    return hc_mpi_type_builtin_object(type);
   for (size_t i = 0; i < TYPE_NPAIRS; i++)
     if (type_pair_table[i].handle == type)
       return &type_pair_table[i];
   return hc_handle_get(&type_table, type);
 }
 
-const hc_mpi_type_t *hc_mpi_type_get(MPI_Datatype type) {
-  /* A builtin type, what most point-to-point calls carry, without the
-   * call of type_object (~15 instructions of every MPI_Isend and
-   * MPI_Irecv). */
-  if (type_is_builtin(type) &&
-      __atomic_load_n(&type_tables_ready, __ATOMIC_ACQUIRE))
-    return type_builtin_object(type);
+const hc_mpi_type_t *hc_mpi_type_lookup(MPI_Datatype type) {
   return type_object(type);
 }
 

@@ -28,6 +28,8 @@
 #include <stdatomic.h>
 #include <stddef.h>
 
+#include "mpi/handle.h"
+
 struct hc_mpi_type;
 
 /* count copies of one piece of an element's data, the first at off (from
@@ -88,9 +90,33 @@ typedef struct hc_mpi_type {
   struct hc_mpi_attr *attrs; /* MPI_Type_set_attr (attr.c, its lock) */
 } hc_mpi_type_t;
 
+/* The predefined types by bits 0-7 of their handle (datatype.c), filled
+ * once: hc_mpi_type_tables_ready says so (set with release order). */
+extern hc_mpi_type_t hc_mpi_type_builtin_table[256];
+extern int hc_mpi_type_tables_ready;
+/* hc_mpi_type_get for any handle; fills the tables on first use. */
+const hc_mpi_type_t *hc_mpi_type_lookup(MPI_Datatype type);
+/* The table slot of a predefined type's handle, NULL when the slot holds
+ * another type (a handle that only looks predefined).  The slot's address
+ * is taken once through a byte offset: indexed twice, GCC computed
+ * index * sizeof twice. */
+static inline hc_mpi_type_t *hc_mpi_type_builtin_object(MPI_Datatype type) {
+  size_t slot = ((unsigned)type & 0xffu) * sizeof(hc_mpi_type_t);
+  hc_mpi_type_t *t =
+      (hc_mpi_type_t *)(void *)((char *)hc_mpi_type_builtin_table + slot);
+  return t->handle == type ? t : NULL;
+}
 /* The description of a valid, usable datatype; NULL for MPI_DATATYPE_NULL
- * and anything that is not a datatype handle. */
-const hc_mpi_type_t *hc_mpi_type_get(MPI_Datatype type);
+ * and anything that is not a datatype handle.  A predefined type, what
+ * most point-to-point calls carry, is found inline by its index: called,
+ * the lookup cost every MPI_Isend and MPI_Irecv ~25 instructions
+ * (bench/NOTES.md, recv18). */
+static inline const hc_mpi_type_t *hc_mpi_type_get(MPI_Datatype type) {
+  if (hc_handle_is(type, HC_HANDLE_KIND_BUILTIN, HC_OBJ_DATATYPE) &&
+      __atomic_load_n(&hc_mpi_type_tables_ready, __ATOMIC_ACQUIRE))
+    return hc_mpi_type_builtin_object(type);
+  return hc_mpi_type_lookup(type);
+}
 /* The named type a predefined type stands for: itself, or for a type of
  * MPI_Type_create_f90_* the named type of that kind (typef90.c). */
 const hc_mpi_type_t *hc_mpi_type_named(const hc_mpi_type_t *type);

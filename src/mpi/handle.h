@@ -70,6 +70,12 @@ static inline unsigned hc_handle_kind(int handle) {
 static inline unsigned hc_handle_object(int handle) {
   return ((unsigned)handle >> HC_HANDLE_OBJECT_SHIFT) & 0xfu;
 }
+/* 1 when handle has the given kind and object type: both fields are the
+ * bits above HC_HANDLE_OBJECT_SHIFT, tested in one compare. */
+static inline int hc_handle_is(int handle, unsigned kind, unsigned object) {
+  return ((unsigned)handle >> HC_HANDLE_OBJECT_SHIFT) ==
+         ((kind << (HC_HANDLE_KIND_SHIFT - HC_HANDLE_OBJECT_SHIFT)) | object);
+}
 /* The null handle of an object type (kind 0), e.g. MPI_COMM_NULL. */
 int hc_handle_null(unsigned object);
 

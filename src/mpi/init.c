@@ -14,10 +14,7 @@
 #include "util/envtable.h"
 #include "util/log.h"
 
-/* The world model's life: MPI_Init once, MPI_Finalize once. */
-enum init_state { INIT_BEFORE = 0, INIT_RUNNING = 1, INIT_FINALIZED = 2 };
-
-static atomic_int init_state = INIT_BEFORE;
+atomic_int hc_mpi_init_state = HC_MPI_INIT_BEFORE;
 /* The engine serves the world model and every session alike: the first of
  * them to initialise starts it, the last to finalise stops it (MPI-4.0
  * 11.2: sessions and the world model live side by side in any order).
@@ -33,15 +30,10 @@ int hc_mpi_is_ready(void) {
   return atomic_load_explicit(&init_engine_users, memory_order_acquire) > 0;
 }
 
-int hc_mpi_world_active(void) {
-  return atomic_load_explicit(&init_state, memory_order_acquire) ==
-         INIT_RUNNING;
-}
-
 int hc_mpi_check_ready(const char *fn) {
   if (hc_mpi_is_ready())
     return MPI_SUCCESS;
-  if (atomic_load(&init_state) == INIT_BEFORE && !init_engine_stopped)
+  if (atomic_load(&hc_mpi_init_state) == HC_MPI_INIT_BEFORE && !init_engine_stopped)
     return hc_mpi_raise(NULL, fn, MPI_ERR_OTHER,
                         "called before MPI_Init or MPI_Session_init");
   return hc_mpi_raise(NULL, fn, MPI_ERR_OTHER,
@@ -113,17 +105,17 @@ int hc_mpi_engine_release(const char *fn) {
 
 static int init_start(const char *fn, int required, int *provided) {
   pthread_mutex_lock(&init_lock);
-  int state = atomic_load(&init_state);
+  int state = atomic_load(&hc_mpi_init_state);
   int rc = MPI_SUCCESS;
-  if (state != INIT_BEFORE)
+  if (state != HC_MPI_INIT_BEFORE)
     rc = hc_mpi_raise(NULL, fn, MPI_ERR_OTHER,
-                      state == INIT_RUNNING
+                      state == HC_MPI_INIT_RUNNING
                           ? "MPI is already initialised"
                           : "MPI was finalised and cannot start again");
   if (rc == MPI_SUCCESS)
     rc = init_engine_acquire_locked(fn, required, provided);
   if (rc == MPI_SUCCESS)
-    atomic_store_explicit(&init_state, INIT_RUNNING, memory_order_release);
+    atomic_store_explicit(&hc_mpi_init_state, HC_MPI_INIT_RUNNING, memory_order_release);
   pthread_mutex_unlock(&init_lock);
   /* Every process of the world model starts it (a session's start is
    * local, so only here): world's collective segment now, so that
@@ -159,7 +151,7 @@ int PMPI_Initialized(int *flag) {
   int rc = hc_mpi_check_ptr("MPI_Initialized", NULL, flag, "flag");
   if (rc != MPI_SUCCESS)
     return rc;
-  *flag = atomic_load(&init_state) != INIT_BEFORE;
+  *flag = atomic_load(&hc_mpi_init_state) != HC_MPI_INIT_BEFORE;
   return MPI_SUCCESS;
 }
 HC_WEAK_ALIAS(MPI_Initialized, PMPI_Initialized);
@@ -168,7 +160,7 @@ int PMPI_Finalized(int *flag) {
   int rc = hc_mpi_check_ptr("MPI_Finalized", NULL, flag, "flag");
   if (rc != MPI_SUCCESS)
     return rc;
-  *flag = atomic_load(&init_state) == INIT_FINALIZED;
+  *flag = atomic_load(&hc_mpi_init_state) == HC_MPI_INIT_FINALIZED;
   return MPI_SUCCESS;
 }
 HC_WEAK_ALIAS(MPI_Finalized, PMPI_Finalized);
@@ -177,7 +169,7 @@ int PMPI_Finalize(void) {
   static const char fn[] = "MPI_Finalize";
   if (!hc_mpi_world_active())
     return hc_mpi_raise(NULL, fn, MPI_ERR_OTHER,
-                        atomic_load(&init_state) == INIT_BEFORE
+                        atomic_load(&hc_mpi_init_state) == HC_MPI_INIT_BEFORE
                             ? "called before MPI_Init"
                             : "MPI_Finalize was already called");
   /* MPI says Finalize first frees MPI_COMM_SELF's attributes, newest
@@ -187,7 +179,7 @@ int PMPI_Finalize(void) {
   hc_mpi_attr_delete_all(fn, hc_mpi_comm_world());
   hc_mpi_bsend_drain();
   hc_mpi_enq_shutdown();
-  atomic_store_explicit(&init_state, INIT_FINALIZED, memory_order_release);
+  atomic_store_explicit(&hc_mpi_init_state, HC_MPI_INIT_FINALIZED, memory_order_release);
   return hc_mpi_engine_release(fn);
 }
 HC_WEAK_ALIAS(MPI_Finalize, PMPI_Finalize);

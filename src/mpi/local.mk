@@ -2,7 +2,7 @@
 HC_MPI_SOURCES = src/mpi/mpi_impl.h src/mpi/weak_alias.h src/mpi/handle.c src/mpi/handle.h \
 	src/mpi/errors.c src/mpi/errors.h src/mpi/datatype.c src/mpi/datatype.h \
 	src/mpi/errhandler.c src/mpi/comm.c src/mpi/init.c src/mpi/status.c \
-	src/mpi/request.c src/mpi/reqpool.c src/mpi/reqpool.h \
+	src/mpi/request.c src/mpi/reqpool.c src/mpi/reqpool.h src/mpi/reqpool_slot.h \
 	src/mpi/pt2pt.c src/mpi/buffer.c src/mpi/attr.c \
 	src/mpi/coll.c src/mpi/op.c src/mpi/op.h src/mpi/globals.c \
 	src/mpi/mpi_trace.c src/mpi/mpi_trace.h

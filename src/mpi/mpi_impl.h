@@ -7,6 +7,7 @@
 #define HC_MPI_IMPL_H
 
 #include <mpi.h>
+#include <stdatomic.h>
 #include <stddef.h>
 
 #include "hcomm.h"
@@ -108,9 +109,31 @@ typedef struct hc_mpi_comm {
 hc_mpi_comm_t *hc_mpi_comm_get(MPI_Comm handle);
 /* The builtin MPI_COMM_WORLD object; exists before MPI_Init. */
 hc_mpi_comm_t *hc_mpi_comm_world(void);
+/* The builtin objects themselves (comm.c), for hc_mpi_comm_enter's inline
+ * test. */
+extern hc_mpi_comm_t hc_mpi_comm_world_obj;
+extern hc_mpi_comm_t hc_mpi_comm_self_obj;
+/* hc_mpi_comm_enter's checks one by one, in the order their errors are
+ * raised. */
+int hc_mpi_comm_enter_each(const char *fn, MPI_Comm comm, hc_mpi_comm_t **out);
+static inline int hc_mpi_world_active(void);
 /* Entry check of every call on a communicator: MPI initialised and not
- * finalised, and comm valid.  Raises the error otherwise. */
-int hc_mpi_comm_enter(const char *fn, MPI_Comm comm, hc_mpi_comm_t **out);
+ * finalised, and comm valid.  Raises the error otherwise.  WORLD and
+ * SELF, most calls' communicators, are usable exactly while the world
+ * model runs (which holds the engine: MPI_Init takes it before and
+ * MPI_Finalize gives it back after the world's state changes), so one
+ * test answers for them.  Inline: called, it cost every MPI_Isend and
+ * MPI_Irecv a frame (~25 instructions, bench/NOTES.md recv18). */
+static inline int hc_mpi_comm_enter(const char *fn, MPI_Comm comm,
+                                    hc_mpi_comm_t **out) {
+  if ((comm == MPI_COMM_WORLD || comm == MPI_COMM_SELF) &&
+      hc_mpi_world_active()) {
+    *out = comm == MPI_COMM_WORLD ? &hc_mpi_comm_world_obj
+                                  : &hc_mpi_comm_self_obj;
+    return MPI_SUCCESS;
+  }
+  return hc_mpi_comm_enter_each(fn, comm, out);
+}
 /* comm's object when hc_mpi_comm_enter would take it, else NULL (raises
  * nothing: a fast path tries it and leaves errors to the general path). */
 hc_mpi_comm_t *hc_mpi_comm_try(MPI_Comm comm);
@@ -224,8 +247,18 @@ int hc_mpi_info_publish(const char *fn, hc_mpi_comm_t *comm, hc_mpi_info_t *obj,
 int hc_mpi_is_ready(void);
 /* MPI_SUCCESS when ready; otherwise raises MPI_ERR_OTHER saying why. */
 int hc_mpi_check_ready(const char *fn);
+/* The world model's life (init.c): MPI_Init once, MPI_Finalize once. */
+enum hc_mpi_init_state {
+  HC_MPI_INIT_BEFORE = 0,
+  HC_MPI_INIT_RUNNING = 1,
+  HC_MPI_INIT_FINALIZED = 2
+};
+extern atomic_int hc_mpi_init_state;
 /* 1 between MPI_Init and the end of MPI_Finalize (the world model). */
-int hc_mpi_world_active(void);
+static inline int hc_mpi_world_active(void) {
+  return atomic_load_explicit(&hc_mpi_init_state, memory_order_acquire) ==
+         HC_MPI_INIT_RUNNING;
+}
 /* The engine's users (the world model, each session): the first starts it
  * at thread level required, the last stops it.  *provided is the level the
  * engine runs at.  Errors are raised on fn (no object). */
@@ -314,8 +347,17 @@ static inline void hc_mpi_xfer_fini(hc_mpi_xfer_t *x) {
 /* Keeps a staged operation's buffer alive after MPI_Request_free until
  * the engine completes it; takes over eng and the xfer. */
 void hc_mpi_xfer_orphan(hcomm_request_t *eng, hc_mpi_xfer_t *x);
-/* Frees the staging of orphaned operations that have completed. */
-void hc_mpi_xfer_sweep(void);
+/* Orphaned operations not yet swept (xfer.c); read without its lock. */
+extern int hc_mpi_xfer_orphan_count;
+/* hc_mpi_xfer_sweep once there are orphans. */
+void hc_mpi_xfer_sweep_orphans(void);
+/* Frees the staging of orphaned operations that have completed.  Orphans
+ * are rare (a request object that could not be allocated): every new
+ * request looks without the lock first, inline. */
+static inline void hc_mpi_xfer_sweep(void) {
+  if (__atomic_load_n(&hc_mpi_xfer_orphan_count, __ATOMIC_RELAXED) != 0)
+    hc_mpi_xfer_sweep_orphans();
+}
 
 /* ---- external32 (external32.c) ----------------------------------------- */
 
@@ -377,8 +419,21 @@ typedef struct hc_mpi_request {
 /* Where the rare fields of a face request begin. */
 #define HC_MPI_REQUEST_RARE offsetof(hc_mpi_request_t, greq)
 
-/* A new face request with a handle; NULL when memory runs out. */
-hc_mpi_request_t *hc_mpi_request_new(int kind, hc_mpi_comm_t *comm);
+/* A new face request with a handle; NULL when memory runs out.  Inline:
+ * called, its frame cost every MPI_Irecv and MPI_Isend that needs a
+ * request ~12 instructions (bench/NOTES.md, recv18). */
+static inline hc_mpi_request_t *hc_mpi_request_new(int kind,
+                                                   hc_mpi_comm_t *comm) {
+  hc_mpi_xfer_sweep();
+  hc_mpi_request_t *r = hc_reqpool_alloc();
+  if (!r)
+    return NULL;
+  r->kind = kind;
+  r->comm = comm;
+  r->active = 1;
+  hc_mpi_comm_retain(comm);
+  return r;
+}
 /* The object of a valid request or message handle, else NULL. */
 hc_mpi_request_t *hc_mpi_request_get(MPI_Request handle);
 /* Registers the builtin requests (MPI_Init). */
@@ -404,10 +459,11 @@ int hc_mpi_request_wrap(const char *fn, hc_mpi_comm_t *comm,
  * non-contiguous data) takes one from the engine's pool: the engine keeps
  * requests in a home only for plain buffers, which is what the latency
  * and message-rate paths carry.  Inline: called, it cost every MPI_Irecv
- * a frame (bench/NOTES.md, recv17). */
-static inline hc_status_t hc_mpi_request_issue(hc_mpi_request_t *r, int peer,
-                                               int tag, int mode,
-                                               int take_now) {
+ * a frame (bench/NOTES.md, recv17); always, since with the pool's home
+ * calls inline GCC left it out of line (recv18). */
+__attribute__((always_inline)) static inline hc_status_t
+hc_mpi_request_issue(hc_mpi_request_t *r, int peer, int tag, int mode,
+                     int take_now) {
   hc_mpi_xfer_t *x = &r->xfer;
   hcomm_comm_t *comm = r->comm->engine;
   if (x->acc != NULL)
@@ -530,5 +586,8 @@ int hc_mpi_check_send(const char *fn, hc_mpi_comm_t *comm, const void *buf,
 int hc_mpi_check_recv(const char *fn, hc_mpi_comm_t *comm, const void *buf,
                       MPI_Count count, MPI_Datatype type, int source, int tag,
                       size_t *bytes);
+
+/* The inline calls of reqpool.h, which need hc_mpi_request_t whole. */
+#include "mpi/reqpool_slot.h"
 
 #endif /* HC_MPI_IMPL_H */

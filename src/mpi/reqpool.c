@@ -9,61 +9,25 @@
 
 #include "mpi/handle.h"
 #include "mpi/mpi_impl.h"
+#include "mpi/reqpool_slot.h"
 #include "util/lock.h"
 #include "util/smallmem.h"
 
-#define REQPOOL_SLAB_SHIFT 8
-#define REQPOOL_SLAB (1u << REQPOOL_SLAB_SHIFT)
-#define REQPOOL_MAX_SLABS (HC_REQPOOL_CAPACITY / REQPOOL_SLAB)
-#define REQPOOL_INDEX_MASK (HC_REQPOOL_CAPACITY - 1u)
-#define REQPOOL_GEN_MASK ((1u << HC_REQPOOL_GEN_BITS) - 1u)
-/* Slots a thread's cache takes from the shared list at a time; a cache
- * that grows past two batches keeps one and gives the rest back, so a
- * thread that only frees (requests made elsewhere) does not hoard. */
-#define REQPOOL_BATCH 32
 
-typedef struct reqpool_slot {
-  hc_mpi_request_t req; /* first: the object the face sees */
-  /* The engine request of a point-to-point operation (hcomm_isend_at):
-   * one object serves both layers. */
-  hcomm_request_home_t home;
-  atomic_int live; /* its handle while allocated, 0 while free */
-  /* The engine holds home (from hc_reqpool_home_take until its drop), and
-   * the face is gone (hc_reqpool_free came while the engine held home):
-   * whichever of the free and the drop comes second recycles the slot.
-   * Each side stores its flag, then reads the other's (sequentially
-   * consistent, so at least one sees both); an exchange of face_gone
-   * decides who recycles when both do.  The usual case (the engine done
-   * before the face is freed) costs the drop one store and one load and
-   * the free one load. */
-  atomic_int engine_holds;
-  atomic_int face_gone;
-  uint32_t index;
-  uint32_t generation;
-  struct reqpool_slot *next; /* in a cache or the shared list */
-} reqpool_slot_t;
-
-/* Slabs by index / REQPOOL_SLAB: each written once, under reqpool_lock,
- * and read by lookups without it. */
-static _Atomic(reqpool_slot_t *) reqpool_slabs[REQPOOL_MAX_SLABS];
+/* reqpool_slot.h: each slab written once, under reqpool_lock. */
+_Atomic(hc_reqpool_slot_t *) hc_reqpool_slabs[HC_REQPOOL_MAX_SLABS];
 static pthread_mutex_t reqpool_lock = PTHREAD_MUTEX_INITIALIZER;
-static reqpool_slot_t *reqpool_shared; /* free slots; under reqpool_lock */
+static hc_reqpool_slot_t *reqpool_shared; /* free slots; under reqpool_lock */
 static uint32_t reqpool_nslabs;        /* under reqpool_lock */
 /* Caches of threads that ended.  Pushed without reqpool_lock, because a
  * thread may end while another is inside hcmpi below
  * MPI_THREAD_MULTIPLE, where that lock is no lock (util/lock.h); taken
  * whole by a refill that found the shared list empty. */
-static _Atomic(reqpool_slot_t *) reqpool_orphans;
+static _Atomic(hc_reqpool_slot_t *) reqpool_orphans;
 
-typedef struct reqpool_cache {
-  reqpool_slot_t *head;
-  int len;
-  int registered; /* the thread-exit destructor will drain it */
-} reqpool_cache_t;
-
-/* initial-exec: a plain offset from the thread pointer, not a call to
- * __tls_get_addr on every allocation. */
-static __thread reqpool_cache_t reqpool_cache
+/* reqpool_slot.h: initial-exec, a plain offset from the thread pointer,
+ * not a call to __tls_get_addr on every allocation. */
+__thread hc_reqpool_cache_t hc_reqpool_cache
     __attribute__((tls_model("initial-exec")));
 
 static void reqpool_home_drop(hcomm_request_home_t *home);
@@ -74,13 +38,13 @@ static int reqpool_exit_ok;
 
 /* Adds one slab of free slots to the shared list.  Caller holds the lock. */
 static int reqpool_grow_locked(void) {
-  if (reqpool_nslabs == REQPOOL_MAX_SLABS)
+  if (reqpool_nslabs == HC_REQPOOL_MAX_SLABS)
     return -1;
-  reqpool_slot_t *slab = calloc(REQPOOL_SLAB, sizeof(*slab));
+  hc_reqpool_slot_t *slab = calloc(HC_REQPOOL_SLAB, sizeof(*slab));
   if (slab == NULL)
     return -1;
-  uint32_t base = reqpool_nslabs * REQPOOL_SLAB;
-  for (int i = (int)REQPOOL_SLAB - 1; i >= 0; i--) {
+  uint32_t base = reqpool_nslabs * HC_REQPOOL_SLAB;
+  for (int i = (int)HC_REQPOOL_SLAB - 1; i >= 0; i--) {
     slab[i].index = base + (uint32_t)i;
     atomic_init(&slab[i].live, 0);
     atomic_init(&slab[i].engine_holds, 0);
@@ -89,7 +53,7 @@ static int reqpool_grow_locked(void) {
     slab[i].next = reqpool_shared;
     reqpool_shared = &slab[i];
   }
-  atomic_store_explicit(&reqpool_slabs[reqpool_nslabs], slab,
+  atomic_store_explicit(&hc_reqpool_slabs[reqpool_nslabs], slab,
                         memory_order_release);
   reqpool_nslabs++;
   return 0;
@@ -98,14 +62,14 @@ static int reqpool_grow_locked(void) {
 /* Gives every slot of c past its newest keep back to the shared list: the
  * ones kept are the likeliest still in this core's cache.  The walk is
  * outside the lock; the splice under it is two stores. */
-static void reqpool_drain(reqpool_cache_t *c, int keep) {
-  reqpool_slot_t **cut = &c->head;
+static void reqpool_drain(hc_reqpool_cache_t *c, int keep) {
+  hc_reqpool_slot_t **cut = &c->head;
   for (int i = 0; i < keep && *cut != NULL; i++)
     cut = &(*cut)->next;
-  reqpool_slot_t *first = *cut;
+  hc_reqpool_slot_t *first = *cut;
   if (first == NULL)
     return;
-  reqpool_slot_t *last = first;
+  hc_reqpool_slot_t *last = first;
   while (last->next != NULL)
     last = last->next;
   *cut = NULL;
@@ -119,17 +83,17 @@ static void reqpool_drain(reqpool_cache_t *c, int keep) {
 /* A thread ends: its cache goes to the orphans whole (the slots outlive
  * it). */
 static void reqpool_cache_exit(void *arg) {
-  reqpool_cache_t *c = arg;
-  reqpool_slot_t *first = c->head;
+  hc_reqpool_cache_t *c = arg;
+  hc_reqpool_slot_t *first = c->head;
   c->head = NULL;
   c->len = 0;
   c->registered = 0;
   if (first == NULL)
     return;
-  reqpool_slot_t *last = first;
+  hc_reqpool_slot_t *last = first;
   while (last->next != NULL)
     last = last->next;
-  reqpool_slot_t *old =
+  hc_reqpool_slot_t *old =
       atomic_load_explicit(&reqpool_orphans, memory_order_relaxed);
   do
     last->next = old;
@@ -141,7 +105,7 @@ static void reqpool_cache_exit(void *arg) {
 /* The shared list is empty: adopt the orphans, else add a slab.  Caller
  * holds the lock. */
 static void reqpool_restock_locked(void) {
-  reqpool_slot_t *orphans =
+  hc_reqpool_slot_t *orphans =
       atomic_exchange_explicit(&reqpool_orphans, NULL, memory_order_acquire);
   if (orphans != NULL)
     reqpool_shared = orphans;
@@ -154,24 +118,24 @@ static void reqpool_exit_key_make(void) {
       pthread_key_create(&reqpool_exit_key, reqpool_cache_exit) == 0;
 }
 
-/* Moves a batch of free slots from the shared list (grown when empty) to
- * c.  Returns 0 when c has one. */
 /* c's slots go back to the pool when its thread ends. */
-static void reqpool_register(reqpool_cache_t *c) {
+static void reqpool_register(hc_reqpool_cache_t *c) {
   pthread_once(&reqpool_exit_once, reqpool_exit_key_make);
   if (reqpool_exit_ok)
     (void)pthread_setspecific(reqpool_exit_key, c);
   c->registered = 1;
 }
 
-static int reqpool_refill(reqpool_cache_t *c) {
+/* Moves a batch of free slots from the shared list (grown when empty) to
+ * c.  Returns 0 when c has one. */
+static int reqpool_refill(hc_reqpool_cache_t *c) {
   if (!c->registered)
     reqpool_register(c);
   hc_lock(&reqpool_lock);
   if (reqpool_shared == NULL)
     reqpool_restock_locked();
-  for (int i = 0; i < REQPOOL_BATCH && reqpool_shared != NULL; i++) {
-    reqpool_slot_t *s = reqpool_shared;
+  for (int i = 0; i < HC_REQPOOL_BATCH && reqpool_shared != NULL; i++) {
+    hc_reqpool_slot_t *s = reqpool_shared;
     reqpool_shared = s->next;
     s->next = c->head;
     c->head = s;
@@ -181,100 +145,43 @@ static int reqpool_refill(reqpool_cache_t *c) {
   return c->head != NULL ? 0 : -1;
 }
 
-static int reqpool_handle(const reqpool_slot_t *s) {
-  unsigned gen = s->generation & REQPOOL_GEN_MASK;
-  return (int)((HC_HANDLE_KIND_DIRECT << HC_HANDLE_KIND_SHIFT) |
-               ((unsigned)HC_OBJ_REQUEST << HC_HANDLE_OBJECT_SHIFT) |
-               (gen << HC_REQPOOL_INDEX_BITS) | s->index);
-}
-
-hc_mpi_request_t *hc_reqpool_alloc(void) {
-  reqpool_cache_t *c = &reqpool_cache;
-  if (c->head == NULL && reqpool_refill(c) != 0)
+hc_mpi_request_t *hc_reqpool_alloc_refilled(void) {
+  if (reqpool_refill(&hc_reqpool_cache) != 0)
     return NULL;
-  reqpool_slot_t *s = c->head;
-  c->head = s->next;
-  c->len--;
-  hc_zero_small(&s->req, HC_MPI_REQUEST_RARE); /* the rest is zero already */
-  s->req.handle = reqpool_handle(s);
-  atomic_store_explicit(&s->live, s->req.handle, memory_order_relaxed);
-  return &s->req;
+  return hc_reqpool_alloc();
 }
 
 int hc_reqpool_renew(hc_mpi_request_t *r) {
-  reqpool_slot_t *s = (reqpool_slot_t *)r;
+  hc_reqpool_slot_t *s = (hc_reqpool_slot_t *)r;
   s->generation++;
-  r->handle = reqpool_handle(s);
+  r->handle = hc_reqpool_handle(s);
   atomic_store_explicit(&s->live, r->handle, memory_order_relaxed);
   return r->handle;
 }
 
-/* Puts a slot nobody holds in this thread's cache.  Inlined: it is the
- * free's whole work. */
-__attribute__((always_inline)) static inline void
-reqpool_recycle(reqpool_slot_t *s) {
-  reqpool_cache_t *c = &reqpool_cache;
-  if (!c->registered) /* a thread that frees but never allocates */
+void hc_reqpool_recycle_rare(hc_reqpool_cache_t *c) {
+  if (!c->registered)
     reqpool_register(c);
-  s->next = c->head;
-  c->head = s;
-  c->len++;
-  if (c->len > 2 * REQPOOL_BATCH)
-    reqpool_drain(c, REQPOOL_BATCH);
+  if (c->len > 2 * HC_REQPOOL_BATCH)
+    reqpool_drain(c, HC_REQPOOL_BATCH);
 }
 
-void hc_reqpool_free(hc_mpi_request_t *r) {
-  reqpool_slot_t *s = (reqpool_slot_t *)r;
-  if (r->kind != HC_REQ_PLAIN || r->greq != NULL) /* see hc_mpi_request_t */
-    memset((char *)r + HC_MPI_REQUEST_RARE, 0,
-           sizeof *r - HC_MPI_REQUEST_RARE);
-  atomic_store_explicit(&s->live, 0, memory_order_relaxed);
-  s->generation++;
-  if (!atomic_load(&s->engine_holds)) {
-    reqpool_recycle(s);
-    return;
-  }
+void hc_reqpool_clear_rare(hc_mpi_request_t *r) {
+  memset((char *)r + HC_MPI_REQUEST_RARE, 0, sizeof *r - HC_MPI_REQUEST_RARE);
+}
+
+void hc_reqpool_free_held(hc_reqpool_slot_t *s) {
   atomic_store(&s->face_gone, 1); /* the drop recycles it */
   if (!atomic_load(&s->engine_holds) && atomic_exchange(&s->face_gone, 0))
-    reqpool_recycle(s); /* the drop came in between and left it */
-}
-
-hcomm_request_home_t *hc_reqpool_home_take(hc_mpi_request_t *r) {
-  reqpool_slot_t *s = (reqpool_slot_t *)r;
-  atomic_store_explicit(&s->engine_holds, 1, memory_order_relaxed);
-  return &s->home;
-}
-
-void hc_reqpool_home_unused(hc_mpi_request_t *r) {
-  reqpool_slot_t *s = (reqpool_slot_t *)r;
-  atomic_store_explicit(&s->engine_holds, 0, memory_order_relaxed);
+    hc_reqpool_recycle(s); /* the drop came in between and left it */
 }
 
 /* The engine is done with the request in home (hcomm_request_drop_fn). */
 static void reqpool_home_drop(hcomm_request_home_t *home) {
-  reqpool_slot_t *s =
-      (reqpool_slot_t *)(void *)((char *)home - offsetof(reqpool_slot_t, home));
+  hc_reqpool_slot_t *s =
+      (hc_reqpool_slot_t *)(void *)((char *)home - offsetof(hc_reqpool_slot_t, home));
   atomic_store(&s->engine_holds, 0);
   /* Still 0 when the face has it (a persistent request, a wait). */
   if (atomic_load(&s->face_gone) && atomic_exchange(&s->face_gone, 0))
-    reqpool_recycle(s);
-}
-
-/* No lock: slabs never move, and a handle is valid only while the object
- * holds it.  The caller's own ordering (it got the handle from the thread
- * that made it) makes the object's contents visible; the relaxed load only
- * keeps a stale handle read concurrently with a reuse well defined. */
-hc_mpi_request_t *hc_reqpool_get(int handle) {
-  if (hc_handle_kind(handle) != HC_HANDLE_KIND_DIRECT ||
-      hc_handle_object(handle) != HC_OBJ_REQUEST)
-    return NULL;
-  uint32_t index = (uint32_t)handle & REQPOOL_INDEX_MASK;
-  reqpool_slot_t *slab = atomic_load_explicit(
-      &reqpool_slabs[index / REQPOOL_SLAB], memory_order_acquire);
-  if (slab == NULL)
-    return NULL;
-  reqpool_slot_t *s = &slab[index % REQPOOL_SLAB];
-  if (atomic_load_explicit(&s->live, memory_order_relaxed) != handle)
-    return NULL;
-  return &s->req;
+    hc_reqpool_recycle(s);
 }

@@ -32,6 +32,11 @@
 
 struct hc_mpi_request;
 
+/* hc_reqpool_alloc, hc_reqpool_free, hc_reqpool_home_take,
+ * hc_reqpool_home_unused and hc_reqpool_get are inline, defined in reqpool_slot.h (which mpi_impl.h includes at its
+ * end): called, they cost every MPI_Irecv, MPI_Isend and array wait
+ * (bench/NOTES.md, recv18). */
+
 /* Handle layout below the kind and object type fields. */
 #define HC_REQPOOL_INDEX_BITS 20
 #define HC_REQPOOL_GEN_BITS 6
@@ -42,11 +47,11 @@ struct hc_mpi_request;
  * Only the fields before HC_MPI_REQUEST_RARE are cleared here: the rest
  * are cleared by hc_reqpool_free, unless the object was a plain request
  * (HC_REQ_PLAIN) without greq, which never sets them. */
-struct hc_mpi_request *hc_reqpool_alloc(void);
+static inline struct hc_mpi_request *hc_reqpool_alloc(void);
 /* Clears r's rare fields (see hc_reqpool_alloc), invalidates r's handle
  * and keeps r for reuse (once the engine no longer
  * holds its home); r must be live. */
-void hc_reqpool_free(struct hc_mpi_request *r);
+static inline void hc_reqpool_free(struct hc_mpi_request *r);
 /* The home of r's engine request (hcomm_isend_at / hcomm_irecv_at), one
  * operation at a time; an engine call that failed leaves it unused: say so
  * with hc_reqpool_home_unused.  The engine gives it back by its drop (from
@@ -55,16 +60,17 @@ void hc_reqpool_free(struct hc_mpi_request *r);
  * that and hc_reqpool_free have come, in either order, on any threads.
  * After hc_reqpool_free, r belongs to the engine: free its engine request
  * after, not before, when it must stay valid until then. */
-hcomm_request_home_t *hc_reqpool_home_take(struct hc_mpi_request *r);
+static inline hcomm_request_home_t *
+hc_reqpool_home_take(struct hc_mpi_request *r);
 /* The engine does not hold r's home: the call that took it failed, or
  * hcomm_request_reap released its request to r's owner (the caller). */
-void hc_reqpool_home_unused(struct hc_mpi_request *r);
+static inline void hc_reqpool_home_unused(struct hc_mpi_request *r);
 /* Gives live r a fresh handle, returned and stored in r->handle, for a
  * new use of the same object (an MPI_Message that MPI_Imrecv turns into
  * the request of its receive): the old handle reads as stale from now. */
 int hc_reqpool_renew(struct hc_mpi_request *r);
 /* The live object of a handle made by hc_reqpool_alloc, else NULL (wrong
  * kind or object type, index never handed out, object freed since). */
-struct hc_mpi_request *hc_reqpool_get(int handle);
+static inline struct hc_mpi_request *hc_reqpool_get(int handle);
 
 #endif /* HC_MPI_REQPOOL_H */

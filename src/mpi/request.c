@@ -10,18 +10,6 @@
 #include "mpi/mpi_trace.h"
 #include "mpi/reqpool.h"
 
-hc_mpi_request_t *hc_mpi_request_new(int kind, hc_mpi_comm_t *comm) {
-  hc_mpi_xfer_sweep();
-  hc_mpi_request_t *r = hc_reqpool_alloc();
-  if (!r)
-    return NULL;
-  r->kind = kind;
-  r->comm = comm;
-  r->active = 1;
-  hc_mpi_comm_retain(comm);
-  return r;
-}
-
 /* What every send that left at once (hcomm_send_now) hands back: one
  * builtin request, complete, shared, never destroyed.  Its status is a
  * buffered send's: a send's status carries nothing else.  Its
@@ -54,14 +42,19 @@ hc_mpi_request_t *hc_mpi_request_get(MPI_Request handle) {
 
 MPI_Request hc_mpi_request_sent(void) { return REQ_SENT_HANDLE; }
 
-void hc_mpi_request_destroy(hc_mpi_request_t *r) {
-  if (r == &req_sent)
-    return;
+/* hc_mpi_request_destroy of a request that is not the shared sent one.
+ * Inline: an array wait's loop destroys each request it finishes. */
+static inline void req_destroy_own(hc_mpi_request_t *r) {
   hc_mpi_xfer_fini(&r->xfer);
   hc_mpi_comm_release(r->comm);
   if (r->part != NULL)
     hc_mpi_part_destroy(r->part);
   hc_reqpool_free(r);
+}
+
+void hc_mpi_request_destroy(hc_mpi_request_t *r) {
+  if (r != &req_sent)
+    req_destroy_own(r);
 }
 
 int hc_mpi_request_new_done(const char *fn, hc_mpi_comm_t *comm,
@@ -538,10 +531,11 @@ static inline void req_finish_reaped_ok(hc_mpi_request_t *r,
   hc_reqpool_home_unused(r); /* as req_finish_reaped: no drop needed */
   r->engine = NULL;
   hc_mpi_xfer_end(&r->xfer, st->bytes);
-  hc_mpi_status_fill(status, st);
-  if (status != MPI_STATUS_IGNORE)
+  if (status != MPI_STATUS_IGNORE) { /* tested here: no call when ignored */
+    hc_mpi_status_fill(status, st);
     status->MPI_ERROR = MPI_SUCCESS;
-  hc_mpi_request_destroy(r); /* plain: never kept */
+  }
+  req_destroy_own(r); /* plain (never kept), not the shared sent one */
   *handle = MPI_REQUEST_NULL;
 }
 

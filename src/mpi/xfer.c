@@ -139,7 +139,7 @@ typedef struct xfer_orphan {
 
 static pthread_mutex_t xfer_lock = PTHREAD_MUTEX_INITIALIZER;
 static xfer_orphan_t *xfer_orphans;
-static int xfer_orphan_count; /* read without the lock */
+int hc_mpi_xfer_orphan_count; /* read without the lock */
 
 void hc_mpi_xfer_orphan(hcomm_request_t *eng, hc_mpi_xfer_t *x) {
   xfer_orphan_t *o = malloc(sizeof(*o));
@@ -158,15 +158,11 @@ void hc_mpi_xfer_orphan(hcomm_request_t *eng, hc_mpi_xfer_t *x) {
   hc_lock(&xfer_lock);
   o->next = xfer_orphans;
   xfer_orphans = o;
-  __atomic_add_fetch(&xfer_orphan_count, 1, __ATOMIC_RELAXED);
+  __atomic_add_fetch(&hc_mpi_xfer_orphan_count, 1, __ATOMIC_RELAXED);
   hc_unlock(&xfer_lock);
 }
 
-void hc_mpi_xfer_sweep(void) {
-  /* Orphans are rare (a request object that could not be allocated):
-   * every new request looks without the lock first. */
-  if (__atomic_load_n(&xfer_orphan_count, __ATOMIC_RELAXED) == 0)
-    return;
+void hc_mpi_xfer_sweep_orphans(void) {
   hc_lock(&xfer_lock);
   xfer_orphan_t **pp = &xfer_orphans;
   xfer_orphan_t *done = NULL;
@@ -176,7 +172,7 @@ void hc_mpi_xfer_sweep(void) {
       *pp = o->next;
       o->next = done;
       done = o;
-      __atomic_sub_fetch(&xfer_orphan_count, 1, __ATOMIC_RELAXED);
+      __atomic_sub_fetch(&hc_mpi_xfer_orphan_count, 1, __ATOMIC_RELAXED);
     } else {
       pp = &o->next;
     }
