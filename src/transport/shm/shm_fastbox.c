@@ -21,6 +21,7 @@ void hc_shm_fastbox_attach(hc_shm_fastbox_end_t *end,
                            struct hc_shm_fastbox *box, size_t bytes) {
   end->box = box;
   end->max = (uint32_t)(bytes - HC_SHM_FASTBOX_HDR);
+  end->demote = 1;
   end->last = atomic_load_explicit(&box->seq, memory_order_acquire);
 }
 
@@ -54,9 +55,10 @@ void hc_shm_fastbox_put(hc_shm_fastbox_end_t *end, const struct iovec *iov,
   end->last++;
   atomic_store_explicit(&box->seq, end->last, memory_order_release);
   /* Every line the packet covers, the sequence word's first. */
-  for (size_t off = 0; off < HC_SHM_FASTBOX_HDR + total;
-       off += HC_SHM_RING_ALIGN)
-    fastbox_demote_line((const unsigned char *)box + off);
+  if (end->demote)
+    for (size_t off = 0; off < HC_SHM_FASTBOX_HDR + total;
+         off += HC_SHM_RING_ALIGN)
+      fastbox_demote_line((const unsigned char *)box + off);
 }
 
 int hc_shm_fastbox_readable(const struct hc_shm_fastbox *box) {

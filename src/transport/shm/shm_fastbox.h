@@ -51,6 +51,10 @@ typedef struct hc_shm_fastbox_end {
   struct hc_shm_fastbox *box;
   uint32_t max; /* the largest packet it holds */
   uint32_t last;
+  /* Sender: 1 (attach's default) to push each packet's lines to the cache
+   * the cores share; 0 where the receiver likely runs next on this very
+   * core (more ranks than processors), which the push would only slow. */
+  int demote;
 } hc_shm_fastbox_end_t;
 
 /* 1 when bytes is a box size: whole cache lines from _MIN to _MAX. */
