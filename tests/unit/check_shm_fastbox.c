@@ -143,6 +143,24 @@ START_TEST(test_fastbox_small_box_bounds_length_by_its_own_size) {
 }
 END_TEST
 
+/* Every length from 0 to the largest box's capacity arrives whole, with
+ * the sender pushing its lines to the shared cache and without (shm.c
+ * turns that off where ranks outnumber processors), and the receiver
+ * asking for the lines past the first ahead of the copy. */
+START_TEST(test_fastbox_every_length_arrives_whole) {
+  for (int demote = 0; demote <= 1; demote++) {
+    box_setup((uint32_t)demote * 1000u);
+    sender.demote = demote;
+    for (size_t len = 0; len <= HC_SHM_FASTBOX_MAX; len++) {
+      ck_assert(hc_shm_fastbox_free(&sender));
+      put_bytes((unsigned char)(len * 3), len);
+      ck_assert(!hc_shm_fastbox_free(&sender));
+      take_and_check((unsigned char)(len * 3), len);
+    }
+  }
+}
+END_TEST
+
 /* Sizes are whole cache lines from the smallest to the largest box. */
 START_TEST(test_fastbox_sizes_accepted) {
   ck_assert(hc_shm_fastbox_size_ok(HC_SHM_FASTBOX_BYTES_MIN));
@@ -166,6 +184,7 @@ int main(void) {
   tcase_add_test(tc, test_fastbox_length_past_the_box_is_corrupt);
   tcase_add_test(tc, test_fastbox_small_box_bounds_length_by_its_own_size);
   tcase_add_test(tc, test_fastbox_sizes_accepted);
+  tcase_add_test(tc, test_fastbox_every_length_arrives_whole);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
   srunner_run_all(sr, CK_NORMAL);

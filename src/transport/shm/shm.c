@@ -274,6 +274,8 @@ typedef struct shm_ctx {
   int bell_fd;         /* my pollable doorbell (eventfd); -1 none */
   int *peer_bell_fd;   /* [local rank]: my copy of its doorbell; -1 none */
   int bell_announced;  /* the debug log said it is used */
+  /* More local ranks than online processors: ranks take turns on cores. */
+  int crowded;
   /* HCMPI_SHM_LIGHT_FENCE on this rank and the node not crowded. */
   int light_wanted;
   /* The segment's choice (local rank 0's light_wanted): sleepers run
@@ -474,6 +476,7 @@ static hc_status_t shm_attach_rings(shm_ctx_t *shm) {
         &shm->box_out[p],
         (struct hc_shm_fastbox *)(boxes + shm_ring_index(me, p, n) * box_bytes),
         box_bytes);
+    shm->box_out[p].demote = !shm->crowded;
   }
   atomic_store_explicit(&shm->slots[me].bell_fd, shm->bell_fd,
                         memory_order_relaxed);
@@ -611,8 +614,8 @@ static hc_status_t shm_init(const hc_transport_init_args_t *args, void **ctx) {
   shm->eager_busy_max =
       hc_env_size("HCMPI_SHM_EAGER_BUSY_MAX", cpu->shm_eager_busy_max);
   shm->test_help_die = hc_env_bool("HCMPI_TEST_SHM_HELP_DIE", 0);
-  shm->light_wanted = hc_env_bool("HCMPI_SHM_LIGHT_FENCE", 1) &&
-                      args->local_size <= sysconf(_SC_NPROCESSORS_ONLN);
+  shm->crowded = args->local_size > sysconf(_SC_NPROCESSORS_ONLN);
+  shm->light_wanted = hc_env_bool("HCMPI_SHM_LIGHT_FENCE", 1) && !shm->crowded;
   shm->runq_fd = shm->runq_max < 100
                      ? open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC)
                      : -1;

@@ -14,6 +14,14 @@
  * of an empty box is one load and one compare.  Numbers are 32-bit and
  * wrap; only equality and "one more" are ever asked of them.
  *
+ * A packet of more than one line would cross one line at a time (the
+ * receiver asks for the next line only once it has read the sequence
+ * word): so the sender pushes the lines it wrote out to the cache the
+ * cores share (CLDEMOTE), and the receiver, once it sees the number, asks
+ * for every further line at once.  The ack shares the sequence word's
+ * line on purpose: in its own line, or in the box the other way, an
+ * 8-byte ping-pong was slower (bench/NOTES.md, box18).
+ *
  * The box holds one packet: a sender that finds it taken sends through the
  * ring.  Order between the two is the caller's (shm.c): it fills the box
  * only while the ring to that peer is empty, so a packet in the box is
@@ -51,6 +59,10 @@ typedef struct hc_shm_fastbox_end {
   struct hc_shm_fastbox *box;
   uint32_t max; /* the largest packet it holds */
   uint32_t last;
+  /* Sender: 1 (attach's default) to push each packet's lines to the cache
+   * the cores share; 0 where the receiver likely runs next on this very
+   * core (more ranks than processors), which the push would only slow. */
+  int demote;
 } hc_shm_fastbox_end_t;
 
 /* 1 when bytes is a box size: whole cache lines from _MIN to _MAX. */
