@@ -494,14 +494,6 @@ size_t hc_shmcoll_slot_bytes(const hc_shmcoll_op_t *op, uint32_t at) {
   }
 }
 
-size_t hc_shmcoll_block_len(const size_t *counts, size_t each, int r) {
-  return counts != NULL ? counts[r] : each;
-}
-
-size_t hc_shmcoll_block_at(const size_t *displs, size_t each, int r) {
-  return displs != NULL ? displs[r] : (size_t)r * each;
-}
-
 /* The bytes of a block of len that fall in [from, from + step). */
 static size_t shmcoll_part(size_t len, size_t from, size_t step) {
   if (len <= from)

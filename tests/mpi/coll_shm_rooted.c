@@ -29,6 +29,11 @@
  *                            of plain ints at the root, read in place
  *                            (fixed forms of 16 KiB blocks, v-forms of
  *                            4096 ints and more beside 128 and fewer).
+ *                            First, on a duplicate of MPI_COMM_WORLD whose
+ *                            segment a small Scatter makes, 600 rounds
+ *                            (past a small buffer's ring) of Scatter,
+ *                            Scatterv, Bcast, Gather and Reduce of 2 ints,
+ *                            every root, in place at the root on odd ones.
  *   coll_shm_rooted noreads  the same, larger blocks by messages allowed
  *                            (reads refused: no CMA).
  *   coll_shm_rooted plain    results only (segments off, tcp, another MPI).
@@ -335,6 +340,76 @@ static void any_round(MPI_Comm comm, int it)
         mixed_case(comm, it, inplace);
 }
 
+/* Calls past a small buffer's ring (256 deep): on a duplicate of comm,
+ * whose first collective (the one that makes its segment) is a small
+ * Scatter, 600 rounds of Scatter, Scatterv (in place at the root on odd
+ * rounds), Bcast, Gather and Reduce of 2 ints, the root moving each round;
+ * every result checked. */
+static void ring_case(MPI_Comm comm)
+{
+    enum { ROUNDS = 600, EACH = 2 };
+    MPI_Comm dup;
+    CHECK(MPI_Comm_dup(comm, &dup) == MPI_SUCCESS, "dup");
+    int rank, n;
+    MPI_Comm_rank(dup, &rank);
+    MPI_Comm_size(dup, &n);
+    int *all = mt_malloc(sizeof(int) * (size_t)(n * EACH));
+    int *counts = mt_malloc(sizeof(int) * (size_t)n), *displs = mt_malloc(sizeof(int) * (size_t)n);
+    for (int r = 0; r < n; r++) {
+        counts[r] = EACH;
+        displs[r] = (n - 1 - r) * EACH; /* reverse order */
+    }
+    int mine[EACH], sum[EACH], word[EACH];
+    for (int it = 0; it < ROUNDS; it++) {
+        int root = it % n, at_root = rank == root, self = at_root && it % 2 == 1;
+        for (int k = 0; k < n * EACH; k++)
+            all[k] = elem(k / EACH, root, it, k % EACH);
+        mine[0] = mine[1] = GAP;
+        CHECK(MPI_Scatter(all, EACH, MPI_INT, self ? MPI_IN_PLACE : mine, EACH, MPI_INT, root,
+                          dup) == MPI_SUCCESS,
+              "scatter");
+        const int *got = self ? all + rank * EACH : mine;
+        for (int i = 0; i < EACH; i++)
+            CHECK(got[i] == elem(rank, root, it, i), "ring scatter it %d root %d: [%d] %d", it,
+                  root, i, got[i]);
+        for (int r = 0; r < n; r++)
+            for (int i = 0; i < EACH; i++)
+                all[displs[r] + i] = elem(r, root, it + 1, i);
+        mine[0] = mine[1] = GAP;
+        CHECK(MPI_Scatterv(all, counts, displs, MPI_INT, self ? MPI_IN_PLACE : mine, EACH,
+                           MPI_INT, root, dup) == MPI_SUCCESS,
+              "scatterv");
+        got = self ? all + displs[rank] : mine;
+        for (int i = 0; i < EACH; i++)
+            CHECK(got[i] == elem(rank, root, it + 1, i), "ring scatterv it %d root %d: [%d] %d",
+                  it, root, i, got[i]);
+        word[0] = at_root ? it : GAP;
+        word[1] = at_root ? -it : GAP;
+        CHECK(MPI_Bcast(word, EACH, MPI_INT, root, dup) == MPI_SUCCESS, "bcast");
+        CHECK(word[0] == it && word[1] == -it, "ring bcast it %d: %d %d", it, word[0], word[1]);
+        for (int i = 0; i < EACH; i++)
+            mine[i] = elem(rank, root, it + 2, i);
+        for (int k = 0; at_root && k < n * EACH; k++)
+            all[k] = GAP;
+        CHECK(MPI_Gather(mine, EACH, MPI_INT, all, EACH, MPI_INT, root, dup) == MPI_SUCCESS,
+              "gather");
+        for (int k = 0; at_root && k < n * EACH; k++)
+            CHECK(all[k] == elem(k / EACH, root, it + 2, k % EACH), "ring gather it %d: [%d]",
+                  it, k);
+        CHECK(MPI_Reduce(mine, sum, EACH, MPI_INT, MPI_SUM, root, dup) == MPI_SUCCESS, "reduce");
+        for (int i = 0; at_root && i < EACH; i++) {
+            int want = 0;
+            for (int r = 0; r < n; r++)
+                want += elem(r, root, it + 2, i);
+            CHECK(sum[i] == want, "ring reduce it %d: [%d] %d, not %d", it, i, sum[i], want);
+        }
+    }
+    free(all);
+    free(counts);
+    free(displs);
+    CHECK(MPI_Comm_free(&dup) == MPI_SUCCESS, "free");
+}
+
 int main(int argc, char **argv)
 {
     int plain = argc > 1 && strcmp(argv[1], "plain") == 0;
@@ -351,6 +426,7 @@ int main(int argc, char **argv)
     MPI_Comm split;
     MPI_Comm_split(MPI_COMM_WORLD, wrank % 2, wsize - wrank, &split);
     MPI_Comm comms[2] = {MPI_COMM_WORLD, split};
+    ring_case(MPI_COMM_WORLD);
     for (int k = 0; k < 2; k++) /* makes the segments (messages) */
         CHECK(MPI_Barrier(comms[k]) == MPI_SUCCESS, "barrier");
     for (int it = 0; it < 3; it++) {
