@@ -242,9 +242,14 @@ int hc_mpi_info_publish(const char *fn, hc_mpi_comm_t *comm, hc_mpi_info_t *obj,
 
 /* ---- life cycle (init.c) ------------------------------------------------ */
 
+/* How many of the world model and the sessions use the engine (init.c). */
+extern atomic_int hc_mpi_engine_users;
 /* 1 while the engine runs: from the first MPI_Init or MPI_Session_init to
- * the finalize of the last of the world model and the sessions. */
-int hc_mpi_is_ready(void);
+ * the finalize of the last of the world model and the sessions.  Inline:
+ * every MPI_Start and MPI_Wait of a persistent collective asks. */
+static inline int hc_mpi_is_ready(void) {
+  return atomic_load_explicit(&hc_mpi_engine_users, memory_order_acquire) > 0;
+}
 /* MPI_SUCCESS when ready; otherwise raises MPI_ERR_OTHER saying why. */
 int hc_mpi_check_ready(const char *fn);
 /* The world model's life (init.c): MPI_Init once, MPI_Finalize once. */
