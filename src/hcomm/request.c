@@ -192,10 +192,11 @@ int hcomm_request_done_status(const hcomm_request_t *req,
   return 1;
 }
 
-int hcomm_request_done_error(const hcomm_request_t *req) {
+int hcomm_request_done_error(const hcomm_request_t *req, hc_status_t *error) {
   if (req == NULL || !atomic_load_explicit(&req->done, memory_order_acquire))
-    return -1;
-  return (int)req->status.error;
+    return 0;
+  *error = req->status.error;
+  return 1;
 }
 
 void hc_request_complete(hcomm_request_t *req, hc_status_t error) {

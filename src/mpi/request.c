@@ -240,15 +240,14 @@ static inline hc_mpi_request_t *req_coll_at(const MPI_Request *request,
 __attribute__((always_inline)) static inline int
 req_wait_coll_done(const char *fn, MPI_Request *request, MPI_Status *status) {
   hcomm_status_t st;
-  int error;
+  hc_status_t error;
   if (status == NULL)
     return -1;
   hc_mpi_request_t *r = req_coll_at(request, 1);
   if (r == NULL)
     return -1;
   if (status == MPI_STATUS_IGNORE) { /* the error alone: no status copy */
-    error = hcomm_request_done_error(r->engine);
-    if (error < 0)
+    if (!hcomm_request_done_error(r->engine, &error))
       return -1;
   } else {
     if (!hcomm_request_done_status(r->engine, &st))
@@ -257,8 +256,7 @@ req_wait_coll_done(const char *fn, MPI_Request *request, MPI_Status *status) {
     error = st.error;
   }
   r->active = 0;
-  return error == HC_OK ? MPI_SUCCESS
-                        : hc_mpi_raise_status(r->comm, fn, (hc_status_t)error);
+  return error == HC_OK ? MPI_SUCCESS : hc_mpi_raise_status(r->comm, fn, error);
 }
 
 static int req_wait_body(MPI_Request *request, MPI_Status *status) {
