@@ -376,6 +376,11 @@ int hcomm_request_done(const hcomm_request_t *req);
  * when it is not complete yet. */
 int hcomm_request_done_status(const hcomm_request_t *req,
                               hcomm_status_t *status);
+/* hcomm_request_done_status for a caller that wants the error alone: 1
+ * with *error the outcome's error when req is complete, 0 when it is not
+ * yet.  No copy of the status: an MPI_Wait with MPI_STATUS_IGNORE of a
+ * persistent collective (bench/NOTES.md, face18). */
+int hcomm_request_done_error(const hcomm_request_t *req, hc_status_t *error);
 /* 1 when req is an HCOMM_ANY_SOURCE receive, not matched yet, on a
  * communicator with a member whose failure was not acknowledged
  * (hcomm_comm_ack_failed): it stays posted, as a live sender may still

@@ -192,6 +192,13 @@ int hcomm_request_done_status(const hcomm_request_t *req,
   return 1;
 }
 
+int hcomm_request_done_error(const hcomm_request_t *req, hc_status_t *error) {
+  if (req == NULL || !atomic_load_explicit(&req->done, memory_order_acquire))
+    return 0;
+  *error = req->status.error;
+  return 1;
+}
+
 void hc_request_complete(hcomm_request_t *req, hc_status_t error) {
   hcomm_comm_t *comm = req->comm;
   /* Stored only where it changes: a persistent collective's MPI_Wait reads

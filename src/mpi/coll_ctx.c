@@ -432,8 +432,10 @@ void hc_mpi_coll_hccl_plan_next(const hc_mpi_coll_t *cx, hc_mpi_comm_t *c) {
 }
 
 /* Before a run of a persistent collective, or of the plan the ranks
- * chose over HCCL (then with the engine lock held): loads its inputs. */
-static hc_status_t coll_load_all(void *arg) {
+ * chose over HCCL (then with the engine lock held): loads its inputs.
+ * Never inline: inlined into hc_mpi_coll_start, its loop made every
+ * MPI_Start save and restore six registers (bench/NOTES.md, face18). */
+static __attribute__((noinline)) hc_status_t coll_load_all(void *arg) {
   hc_mpi_coll_t *cx = arg;
   int bad = 0;
   for (int i = 0; i < cx->loads.n; i++)
@@ -466,7 +468,7 @@ int hc_mpi_coll_start(const char *fn, hc_mpi_request_t *r) {
   if (st == HC_OK)
     st = hcomm_start(r->engine);
   r->active = st == HC_OK;
-  return hc_mpi_raise_status(r->comm, fn, st);
+  return st == HC_OK ? MPI_SUCCESS : hc_mpi_raise_status(r->comm, fn, st);
 }
 
 hc_status_t hc_mpi_coll_end(hc_mpi_coll_t *cx, hc_status_t rc) {

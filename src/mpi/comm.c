@@ -107,8 +107,8 @@ void hc_mpi_comm_release_counted(hc_mpi_comm_t *comm) {
 }
 
 void hc_mpi_comm_bind_builtins(void) {
-  hc_mpi_comm_world_obj.engine = hcomm_comm_world();
-  hc_mpi_comm_self_obj.engine = hcomm_comm_self();
+  hc_mpi_comm_set_engine(&hc_mpi_comm_world_obj, hcomm_comm_world());
+  hc_mpi_comm_set_engine(&hc_mpi_comm_self_obj, hcomm_comm_self());
 }
 
 int hc_mpi_comm_adopt(const char *fn, hcomm_comm_t *engine,
@@ -122,7 +122,7 @@ int hc_mpi_comm_adopt(const char *fn, hcomm_comm_t *engine,
     return hc_mpi_raise_on(errh, err_handle, fn, MPI_ERR_NO_MEM,
                            "out of memory for a new communicator");
   }
-  c->engine = engine;
+  hc_mpi_comm_set_engine(c, engine);
   c->refs = 1;
   hc_mpi_comm_set_errhandler(c, errh);
   *out = c->handle;

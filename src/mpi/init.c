@@ -19,16 +19,12 @@ atomic_int hc_mpi_init_state = HC_MPI_INIT_BEFORE;
  * them to initialise starts it, the last to finalise stops it (MPI-4.0
  * 11.2: sessions and the world model live side by side in any order).
  * The engine cannot start twice, so once it stopped no model can begin. */
-static atomic_int init_engine_users;
+atomic_int hc_mpi_engine_users;
 static atomic_int init_engine_stopped; /* written under init_lock */
 static int init_thread_level = MPI_THREAD_SINGLE;
 static pthread_t init_main_thread;
 /* Serialises concurrent Init/Finalize and Session_init/finalize. */
 static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
-
-int hc_mpi_is_ready(void) {
-  return atomic_load_explicit(&init_engine_users, memory_order_acquire) > 0;
-}
 
 int hc_mpi_check_ready(const char *fn) {
   if (hc_mpi_is_ready())
@@ -70,12 +66,12 @@ static int init_engine_start_locked(const char *fn, int required) {
 
 static int init_engine_acquire_locked(const char *fn, int required,
                                       int *provided) {
-  if (atomic_load(&init_engine_users) == 0) {
+  if (atomic_load(&hc_mpi_engine_users) == 0) {
     int rc = init_engine_start_locked(fn, required);
     if (rc != MPI_SUCCESS)
       return rc;
   }
-  atomic_fetch_add_explicit(&init_engine_users, 1, memory_order_release);
+  atomic_fetch_add_explicit(&hc_mpi_engine_users, 1, memory_order_release);
   if (provided)
     *provided = init_thread_level;
   return MPI_SUCCESS;
@@ -91,14 +87,14 @@ int hc_mpi_engine_acquire(const char *fn, int required, int *provided) {
 int hc_mpi_engine_release(const char *fn) {
   hc_status_t st = HC_OK;
   pthread_mutex_lock(&init_lock);
-  if (atomic_load(&init_engine_users) == 1) {
+  if (atomic_load(&hc_mpi_engine_users) == 1) {
     /* Buffered sends still in flight belong to the job: finish them. */
     hc_mpi_bsend_drain();
     hc_trace_stop();
     st = hcomm_finalize();
     init_engine_stopped = 1;
   }
-  atomic_fetch_sub_explicit(&init_engine_users, 1, memory_order_release);
+  atomic_fetch_sub_explicit(&hc_mpi_engine_users, 1, memory_order_release);
   pthread_mutex_unlock(&init_lock);
   return hc_mpi_raise_status(NULL, fn, st);
 }

@@ -91,6 +91,10 @@ typedef struct hc_mpi_coll_fast {
 
 typedef struct hc_mpi_comm {
   hcomm_comm_t *engine;      /* NULL only for the builtins before MPI_Init */
+  /* hcomm_comm_peer_size(engine), set with engine (hc_mpi_comm_set_engine):
+   * every point-to-point call's checks read it, a call into the engine
+   * each time otherwise (bench/NOTES.md, face18). */
+  int peer_size;
   int handle;                /* MPI_Comm value */
   int builtin;               /* WORLD or SELF: never freed */
   hc_mpi_errhandler_t *errh; /* read and written under the comm lock */
@@ -104,6 +108,12 @@ typedef struct hc_mpi_comm {
   hc_mpi_coll_fast_t coll_fast; /* coll_ctx.c */
 } hc_mpi_comm_t;
 
+/* Binds comm to its engine communicator (or NULL) and keeps its size. */
+static inline void hc_mpi_comm_set_engine(hc_mpi_comm_t *comm,
+                                          hcomm_comm_t *engine) {
+  comm->engine = engine;
+  comm->peer_size = hcomm_comm_peer_size(engine);
+}
 /* The object of a valid communicator handle (builtins included), else NULL.
  * Does not check that MPI is initialised. */
 hc_mpi_comm_t *hc_mpi_comm_get(MPI_Comm handle);
@@ -242,9 +252,14 @@ int hc_mpi_info_publish(const char *fn, hc_mpi_comm_t *comm, hc_mpi_info_t *obj,
 
 /* ---- life cycle (init.c) ------------------------------------------------ */
 
+/* How many of the world model and the sessions use the engine (init.c). */
+extern atomic_int hc_mpi_engine_users;
 /* 1 while the engine runs: from the first MPI_Init or MPI_Session_init to
- * the finalize of the last of the world model and the sessions. */
-int hc_mpi_is_ready(void);
+ * the finalize of the last of the world model and the sessions.  Inline:
+ * every MPI_Start and MPI_Wait of a persistent collective asks. */
+static inline int hc_mpi_is_ready(void) {
+  return atomic_load_explicit(&hc_mpi_engine_users, memory_order_acquire) > 0;
+}
 /* MPI_SUCCESS when ready; otherwise raises MPI_ERR_OTHER saying why. */
 int hc_mpi_check_ready(const char *fn);
 /* The world model's life (init.c): MPI_Init once, MPI_Finalize once. */

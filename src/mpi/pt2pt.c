@@ -47,7 +47,7 @@ static inline int pt_args_usual(const hc_mpi_comm_t *c, const void *buf,
   if (t == NULL)
     return 0;
   size_t n = hc_mpi_type_wire_bytes(t, count);
-  unsigned ranks = (unsigned)hcomm_comm_peer_size(c->engine) + ranks_below;
+  unsigned ranks = (unsigned)c->peer_size + ranks_below;
   int bad = (count < 0) | !t->committed | (buf == MPI_IN_PLACE) |
             ((buf == NULL) & (n != 0) & (t->true_lb == 0)) |
             ((unsigned)rank + ranks_below >= ranks) |

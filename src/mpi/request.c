@@ -215,31 +215,53 @@ static inline int req_lookup(const char *fn, MPI_Request handle, int index,
                       index);
 }
 
+/* The persistent collective behind *request while MPI runs, if it is
+ * active (1: started) or inactive (0) as asked; NULL for anything else,
+ * which the general paths check one by one.  One pool lookup and two
+ * tests: a collective's face request is always persistent
+ * (coll_persistent_wrap), never the shared sent one. */
+static inline hc_mpi_request_t *req_coll_at(const MPI_Request *request,
+                                            int active) {
+  if (request == NULL || !hc_mpi_is_ready())
+    return NULL;
+  hc_mpi_request_t *r = hc_reqpool_get(*request);
+  if (r == NULL || r->coll == NULL || r->active != active)
+    return NULL;
+  return r;
+}
+
 /* MPI_Wait or MPI_Test of an active persistent collective whose run is
  * done (its MPI_Start mostly finishes it), good arguments: req_finish's
  * outcome in a few loads (no engine lock; nothing to unpack or free: a persistent
  * collective's own unpacks ran in the engine's hook).  -1: any other case,
- * which the general path checks and finishes. */
-static int req_wait_coll_done(const char *fn, MPI_Request *request,
-                              MPI_Status *status) {
+ * which the general path checks and finishes.  Inline: in its own frame
+ * and req_wait_body's it cost every MPI_Wait ~25 instructions
+ * (bench/NOTES.md, face18). */
+__attribute__((always_inline)) static inline int
+req_wait_coll_done(const char *fn, MPI_Request *request, MPI_Status *status) {
   hcomm_status_t st;
-  if (request == NULL || status == NULL || !hc_mpi_is_ready())
+  hc_status_t error;
+  if (status == NULL)
     return -1;
-  hc_mpi_request_t *r = req_get(*request);
-  if (r == NULL || r->coll == NULL || r->kind != HC_REQ_PERSISTENT ||
-      !r->active || !hcomm_request_done_status(r->engine, &st))
+  hc_mpi_request_t *r = req_coll_at(request, 1);
+  if (r == NULL)
     return -1;
-  hc_mpi_status_fill(status, &st);
+  if (status == MPI_STATUS_IGNORE) { /* the error alone: no status copy */
+    if (!hcomm_request_done_error(r->engine, &error))
+      return -1;
+  } else {
+    if (!hcomm_request_done_status(r->engine, &st))
+      return -1;
+    hc_mpi_status_fill(status, &st);
+    error = st.error;
+  }
   r->active = 0;
-  return hc_mpi_raise_status(r->comm, fn, st.error);
+  return error == HC_OK ? MPI_SUCCESS : hc_mpi_raise_status(r->comm, fn, error);
 }
 
 static int req_wait_body(MPI_Request *request, MPI_Status *status) {
   static const char fn[] = "MPI_Wait";
   hc_mpi_request_t *r = NULL;
-  int fast = req_wait_coll_done(fn, request, status);
-  if (fast >= 0)
-    return fast;
   int rc = hc_mpi_check_ready(fn);
   if (rc == MPI_SUCCESS)
     rc = hc_mpi_check_ptr(fn, NULL, request, "request");
@@ -274,6 +296,9 @@ static __attribute__((noinline, cold)) int req_wait_traced(MPI_Request *request,
 int PMPI_Wait(MPI_Request *request, MPI_Status *status) {
   if (__builtin_expect(hc_trace_on, 0))
     return req_wait_traced(request, status);
+  int fast = req_wait_coll_done("MPI_Wait", request, status);
+  if (fast >= 0)
+    return fast;
   return req_wait_body(request, status);
 }
 HC_WEAK_ALIAS(MPI_Wait, PMPI_Wait);
@@ -1035,14 +1060,6 @@ static int req_start_lookup(const char *fn, MPI_Request handle, int index,
 static int req_start_body(MPI_Request *request) {
   static const char fn[] = "MPI_Start";
   hc_mpi_request_t *r = NULL;
-  /* An inactive persistent collective, good arguments: straight to its
-   * run; anything else is checked one by one below. */
-  if (request != NULL && hc_mpi_is_ready()) {
-    r = req_get(*request);
-    if (r != NULL && r->coll != NULL && r->kind == HC_REQ_PERSISTENT &&
-        !r->active)
-      return hc_mpi_coll_start(fn, r);
-  }
   int rc = hc_mpi_check_ready(fn);
   if (rc == MPI_SUCCESS)
     rc = hc_mpi_check_ptr(fn, NULL, request, "request");
@@ -1053,11 +1070,23 @@ static int req_start_body(MPI_Request *request) {
   return hc_mpi_request_start(fn, r);
 }
 
-/* Traced entry (mpi_trace.h). */
-int PMPI_Start(MPI_Request *request) {
-  uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
+/* MPI_Start while tracing (mpi_trace.h), out of line as req_wait_traced. */
+static __attribute__((noinline, cold)) int
+req_start_traced(MPI_Request *request) {
+  uint64_t t0 = hc_trace_now();
   int rc = req_start_body(request);
   return t0 ? hc_mpi_trace_end(rc, HC_TRACE_MPI_START, t0, -1, -1, 0) : rc;
+}
+
+int PMPI_Start(MPI_Request *request) {
+  if (__builtin_expect(hc_trace_on, 0))
+    return req_start_traced(request);
+  /* An inactive persistent collective, good arguments: straight to its
+   * run; anything else is checked one by one in req_start_body. */
+  hc_mpi_request_t *r = req_coll_at(request, 0);
+  if (r != NULL)
+    return hc_mpi_coll_start("MPI_Start", r);
+  return req_start_body(request);
 }
 HC_WEAK_ALIAS(MPI_Start, PMPI_Start);
 

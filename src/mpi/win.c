@@ -86,7 +86,7 @@ static hc_mpi_comm_t *win_private_comm(hcomm_comm_t *engine) {
   hc_mpi_comm_t *c = calloc(1, sizeof *c);
   if (c == NULL)
     return NULL;
-  c->engine = engine;
+  hc_mpi_comm_set_engine(c, engine);
   c->refs = 1;
   hc_mpi_comm_set_errhandler(c, hc_mpi_errhandler_get(MPI_ERRORS_ARE_FATAL));
   return c;

@@ -574,6 +574,54 @@ static void test_wait_done(void)
     free_all(&r, 1);
 }
 
+/* What MPI_Start's and MPI_Wait's fast paths for persistent collectives
+ * must leave to the checks one by one: MPI_REQUEST_NULL (Start:
+ * MPI_ERR_REQUEST; Wait: at once, an empty status), a NULL request
+ * pointer (MPI_ERR_ARG), a request that is not persistent
+ * (MPI_ERR_REQUEST), a persistent collective's handle after its
+ * MPI_Request_free (MPI_ERR_REQUEST); a good start after each. */
+static void test_start_bad_handles(void)
+{
+    MPI_Request r, null = MPI_REQUEST_NULL;
+    MPI_Status st;
+    int in = rank + 1, out = -1, want = size * (size + 1) / 2;
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    MPI_Allreduce_init(&in, &out, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD,
+                       MPI_INFO_NULL, &r);
+    int rc = MPI_Start(&null);
+    CHECK(mt_class(rc) == MPI_ERR_REQUEST, "start of MPI_REQUEST_NULL: %s",
+          mt_errstr(rc));
+    st.MPI_SOURCE = -77;
+    CHECK(MPI_Wait(&null, &st) == MPI_SUCCESS &&
+              st.MPI_SOURCE == MPI_ANY_SOURCE && st.MPI_TAG == MPI_ANY_TAG,
+          "wait of MPI_REQUEST_NULL: source %d", st.MPI_SOURCE);
+    rc = MPI_Start(NULL);
+    CHECK(mt_class(rc) == MPI_ERR_ARG, "start of NULL: %s", mt_errstr(rc));
+    rc = MPI_Wait(NULL, MPI_STATUS_IGNORE);
+    CHECK(mt_class(rc) == MPI_ERR_ARG, "wait of NULL: %s", mt_errstr(rc));
+    MPI_Request plain;
+    int self = 0;
+    MPI_Irecv(&self, 1, MPI_INT, MPI_PROC_NULL, 0, MPI_COMM_WORLD, &plain);
+    rc = MPI_Start(&plain);
+    CHECK(mt_class(rc) == MPI_ERR_REQUEST, "start of an Irecv: %s",
+          mt_errstr(rc));
+    CHECK(MPI_Wait(&plain, MPI_STATUS_IGNORE) == MPI_SUCCESS &&
+              plain == MPI_REQUEST_NULL, "wait of the Irecv");
+    CHECK(MPI_Start(&r) == MPI_SUCCESS, "good start");
+    CHECK(MPI_Wait(&r, MPI_STATUS_IGNORE) == MPI_SUCCESS && out == want,
+          "good wait: %d, want %d", out, want);
+    MPI_Request stale = r;
+    CHECK(MPI_Request_free(&r) == MPI_SUCCESS && r == MPI_REQUEST_NULL,
+          "free");
+    rc = MPI_Start(&stale);
+    CHECK(mt_class(rc) == MPI_ERR_REQUEST, "start of a freed request: %s",
+          mt_errstr(rc));
+    rc = MPI_Wait(&stale, MPI_STATUS_IGNORE);
+    CHECK(mt_class(rc) == MPI_ERR_REQUEST, "wait of a freed request: %s",
+          mt_errstr(rc));
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -595,6 +643,7 @@ int main(int argc, char **argv)
     test_start_order();
     test_single_completions();
     test_wait_done();
+    test_start_bad_handles();
     MPI_Finalize();
     if (rank == 0)
         printf("coll_persistent: %d ranks, %d starts each: ok\n", size, iters);
