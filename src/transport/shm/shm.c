@@ -883,6 +883,8 @@ static hc_status_t shm_push_pooled(shm_ctx_t *shm, int peer,
   rc = shm_push_slot(shm, peer, SHM_TAG_POOL, &slot, 1, sizeof ref);
   if (rc != HC_OK)
     hc_shm_pool_release(pool, ref.index);
+  else if (!shm->crowded) /* as the fast box's lines, and why */
+    hc_shm_pool_demote(pool, ref.index, ref.len);
   return rc;
 }
 
