@@ -44,8 +44,8 @@ typedef struct hc_shm_ring {
  * to the level the cores share (CLDEMOTE), so the receiver's read of a
  * packet just put is served there instead of snooped out of this core, a
  * line at a time, behind its sequence word: in a fast box 64 B one way
- * 0.29 -> 0.24 us (bench/NOTES.md, box18), through a pool cell 4 KiB 1.29
- * -> 1.02 (mid18).  The encoding lies in the hint-NOP space, so a CPU
+ * 0.29 -> 0.24 us (bench/NOTES.md, box18), through a pool cell 4 KiB 1.27
+ * -> 1.10 (mid18).  The encoding lies in the hint-NOP space, so a CPU
  * without CLDEMOTE runs it as a NOP. */
 __attribute__((always_inline)) static inline void
 hc_shm_demote_line(const void *p) {
