@@ -1,9 +1,9 @@
 /*
  * The sender-owned cell pool on plain memory: shapes, fill and release,
- * exhaustion and reuse, the checks a destination makes on an index it was
- * handed, reclaiming a dead destination's cells, the waiting flag, and a
- * forked owner streaming 50k cells to a consumer through a MAP_SHARED
- * mapping (indices passed through a pipe) with every byte checked.
+ * exhaustion and reuse, demoting a filled cell, the checks a destination makes
+ * on an index it was handed, reclaiming a dead destination's cells, the waiting
+ * flag, and a forked owner streaming 50k cells to a consumer through a
+ * MAP_SHARED mapping (indices passed through a pipe) with every byte checked.
  */
 #include <check.h>
 #include <sched.h>
@@ -94,6 +94,33 @@ START_TEST(test_pool_size_limit_and_gather) {
   ck_assert_int_eq(memcmp(got + sizeof a, b, sizeof b), 0);
   struct iovec one = {big, sizeof big};
   ck_assert_int_eq(hc_shm_pool_fill(&owner, 1, &one, 1, &index), HC_ERR_ARG);
+  free(mem);
+}
+END_TEST
+
+/* Demoting a filled cell (a hint to the caches, a NOP on CPUs without
+ * CLDEMOTE) leaves it as it was, for every length up to a full cell, and
+ * ignores an index or a length past the pool. */
+START_TEST(test_pool_demote_leaves_every_length_intact) {
+  void *mem = pool_region(CELL, NCELLS);
+  hc_shm_pool_t owner, reader;
+  hc_shm_pool_attach(&owner, mem);
+  hc_shm_pool_attach(&reader, mem);
+  unsigned char sent[CELL];
+  for (size_t len = 0; len <= CELL; len++) {
+    for (size_t i = 0; i < len; i++)
+      sent[i] = (unsigned char)(len * 7 + i);
+    struct iovec one = {sent, len};
+    uint32_t index;
+    ck_assert_int_eq(hc_shm_pool_fill(&owner, 2, &one, 1, &index), HC_OK);
+    hc_shm_pool_demote(&owner, index, len);
+    hc_shm_pool_demote(&owner, NCELLS, len);
+    hc_shm_pool_demote(&owner, index, CELL + 1);
+    const unsigned char *got = hc_shm_pool_data(&reader, index, 2, len);
+    ck_assert_ptr_nonnull(got);
+    ck_assert_int_eq(memcmp(got, sent, len), 0);
+    hc_shm_pool_release(&reader, index);
+  }
   free(mem);
 }
 END_TEST
@@ -224,6 +251,7 @@ static Suite *shm_pool_suite(void) {
   tcase_add_test(tc, test_pool_rejects_bad_shapes);
   tcase_add_test(tc, test_pool_full_returns_again_and_reuses_released_cells);
   tcase_add_test(tc, test_pool_size_limit_and_gather);
+  tcase_add_test(tc, test_pool_demote_leaves_every_length_intact);
   tcase_add_test(tc, test_pool_data_refuses_what_was_not_sent_to_me);
   tcase_add_test(tc, test_pool_reclaims_only_a_dead_destinations_cells);
   tcase_add_test(tc, test_pool_waiting_flag_is_taken_once);

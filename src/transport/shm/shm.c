@@ -276,6 +276,10 @@ typedef struct shm_ctx {
   int bell_announced;  /* the debug log said it is used */
   /* More local ranks than online processors: ranks take turns on cores. */
   int crowded;
+  /* The cell of my last sparse pooled send, demoted at my next empty poll
+   * (demote_len 0: none). */
+  uint32_t demote_index;
+  uint32_t demote_len;
   /* HCMPI_SHM_LIGHT_FENCE on this rank and the node not crowded. */
   int light_wanted;
   /* The segment's choice (local rank 0's light_wanted): sleepers run
@@ -861,9 +865,17 @@ shm_push_slot(shm_ctx_t *shm, int peer, uint32_t tag, const struct iovec *iov,
 }
 
 /* A packet too large for a slot: into a cell of my pool, its index into
- * the ring.  A full ring gives the cell back at once (peer never saw it). */
+ * the ring.  A full ring gives the cell back at once (peer never saw it).
+ * With demote, the cell's lines go to the cache the cores share, as a
+ * fast box's (hc_shm_demote_line), at this rank's next empty poll: the
+ * receiver's copy out then reads them there (4 KiB one way 1.27 -> 1.10
+ * us).  Demoted at once, a stream of 4 KiB sends lost half its rate to the
+ * 64 CLDEMOTEs on each send (bench/NOTES.md, mid18); so only sparse sends
+ * ask (shm_ring_idle), and the demotes wait until the rank has nothing
+ * else to do. */
 static hc_status_t shm_push_pooled(shm_ctx_t *shm, int peer,
-                                   const struct iovec *iov, int iovcnt) {
+                                   const struct iovec *iov, int iovcnt,
+                                   int demote) {
   hc_shm_pool_t *pool = &shm->pools[shm->local_rank];
   struct shm_pool_ref ref;
   hc_status_t rc =
@@ -883,6 +895,10 @@ static hc_status_t shm_push_pooled(shm_ctx_t *shm, int peer,
   rc = shm_push_slot(shm, peer, SHM_TAG_POOL, &slot, 1, sizeof ref);
   if (rc != HC_OK)
     hc_shm_pool_release(pool, ref.index);
+  else if (demote) {
+    shm->demote_index = ref.index;
+    shm->demote_len = ref.len;
+  }
   return rc;
 }
 
@@ -897,10 +913,10 @@ static hc_status_t shm_push_pooled(shm_ctx_t *shm, int peer,
  * sends. */
 #define SHM_BOX_SKIPS 16
 
-/* Whether a small packet for peer goes into its fast box: only while the
- * ring to peer is empty (so the box's packet is older than the ring's)
- * and the box free, asked as SHM_BOX_SKIPS says. */
-static int shm_box_takes(shm_ctx_t *shm, int peer) {
+/* Whether the ring to peer is empty (peer took every packet), asked as
+ * SHM_BOX_SKIPS says: a send that finds it so is sparse traffic (a
+ * ping-pong), one that does not is part of a stream. */
+static int shm_ring_idle(shm_ctx_t *shm, int peer) {
   if (shm->box_skips[peer] > 0) {
     shm->box_skips[peer]--;
     return 0;
@@ -909,7 +925,14 @@ static int shm_box_takes(shm_ctx_t *shm, int peer) {
     shm->box_skips[peer] = SHM_BOX_SKIPS;
     return 0;
   }
-  return hc_shm_fastbox_free(&shm->box_out[peer]);
+  return 1;
+}
+
+/* Whether a small packet for peer goes into its fast box: only while the
+ * ring to peer is empty (so the box's packet is older than the ring's)
+ * and the box free. */
+static int shm_box_takes(shm_ctx_t *shm, int peer) {
+  return shm_ring_idle(shm, peer) && hc_shm_fastbox_free(&shm->box_out[peer]);
 }
 
 static hc_status_t shm_send(void *ctx, int peer_world_rank,
@@ -930,7 +953,8 @@ static hc_status_t shm_send(void *ctx, int peer_world_rank,
   } else if (total <= SHM_INLINE_MAX) {
     rc = shm_push_slot(shm, peer, 0, iov, iovcnt, total);
   } else {
-    rc = shm_push_pooled(shm, peer, iov, iovcnt);
+    rc = shm_push_pooled(shm, peer, iov, iovcnt,
+                         !shm->crowded && shm_ring_idle(shm, peer));
   }
   /* A dead reader never frees its ring or cells: fail instead of queueing. */
   if (rc == HC_ERR_AGAIN &&
@@ -1166,6 +1190,11 @@ static int shm_progress(void *ctx) {
     int p = shm->peers[k];
     if (shm_peer_may_have_sent(shm, p))
       return shm_progress_deliver(shm);
+  }
+  if (shm->demote_len != 0) {
+    hc_shm_pool_demote(&shm->pools[shm->local_rank], shm->demote_index,
+                       shm->demote_len);
+    shm->demote_len = 0;
   }
   /* A loop of MPI_Test never sleeps, so the check a wait makes before
    * sleeping would never run: empty polls look too, now and then (the

@@ -30,23 +30,6 @@ int hc_shm_fastbox_free(const hc_shm_fastbox_end_t *end) {
          end->last;
 }
 
-/* Asks the CPU to move the cache line holding p out of this core's caches
- * to the level the cores share (CLDEMOTE), so the receiver's read of a
- * packet just put is served there instead of snooped out of this core, a
- * line at a time, behind its sequence word: 64 B one way 0.29 -> 0.24 us
- * (bench/NOTES.md, box18).  The encoding lies in the hint-NOP space, so a
- * CPU without CLDEMOTE runs it as a NOP. */
-static inline void fastbox_demote_line(const void *p) {
-#if defined(__x86_64__) || defined(__i386__)
-  __asm__ volatile(".byte 0x0f, 0x1c, 0x00" /* cldemote (%eax/%rax) */
-                   :
-                   : "a"(p)
-                   : "memory");
-#else
-  (void)p;
-#endif
-}
-
 void hc_shm_fastbox_put(hc_shm_fastbox_end_t *end, const struct iovec *iov,
                         int iovcnt, size_t total) {
   struct hc_shm_fastbox *box = end->box;
@@ -60,7 +43,7 @@ void hc_shm_fastbox_put(hc_shm_fastbox_end_t *end, const struct iovec *iov,
   if (end->demote && total > HC_SHM_RING_ALIGN - HC_SHM_FASTBOX_HDR)
     for (size_t off = 0; off < HC_SHM_FASTBOX_HDR + total;
          off += HC_SHM_RING_ALIGN)
-      fastbox_demote_line((const unsigned char *)box + off);
+      hc_shm_demote_line((const unsigned char *)box + off);
 }
 
 int hc_shm_fastbox_readable(const struct hc_shm_fastbox *box) {

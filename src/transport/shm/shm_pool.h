@@ -54,6 +54,12 @@ hc_status_t hc_shm_pool_fill(hc_shm_pool_t *pool, uint32_t dest,
                              const struct iovec *iov, int iovcnt,
                              uint32_t *index);
 
+/* After the cell's index went out: moves the lines of the cell's header
+ * and its first len bytes to the cache level the cores share
+ * (hc_shm_demote_line), so the destination's copy out reads them there
+ * instead of snooping each out of this core. */
+void hc_shm_pool_demote(const hc_shm_pool_t *pool, uint32_t index, size_t len);
+
 /* Destination: the payload of cell index, or NULL when the index, the
  * length or the cell's owner-written header do not describe a busy cell
  * sent to dest with len bytes (the bytes come from another process and are
