@@ -22,14 +22,13 @@ typedef struct request_pool {
   hcomm_request_t *freelist;
   void **slabs;
   size_t nslabs;
-  long active_sends;
   unsigned long completions;
 } request_pool_t;
 
 static request_pool_t request_pool;
-/* Bumped when the pool is torn down: homes registered before hold indices
- * of a table that is gone.  Starts at 1, since a fresh home reads 0. */
-static uint32_t request_epoch = 1;
+/* Starts at 1, since a fresh home reads 0 (request.h). */
+uint32_t hc_request_epoch = 1;
+long hc_request_sends_active;
 
 _Static_assert(sizeof(hcomm_request_t) <= sizeof(hcomm_request_home_t),
                "HCOMM_REQUEST_HOME_BYTES must hold an hcomm_request_t");
@@ -75,29 +74,13 @@ static int request_grow(void) {
   return 0;
 }
 
-/* Zeroes req's per-operation fields for a new operation of kind; what
- * outlives operations (its place in the table, its generation, its home)
- * stays, and the rare fields are zero already (hc_request_release). */
-__attribute__((always_inline)) static inline hcomm_request_t *
-request_reset(hcomm_request_t *req, hc_request_kind_t kind) {
-  hc_zero_small(req, offsetof(hcomm_request_t, index));
-  req->generation++;
-  req->kind = kind;
-  atomic_init(&req->done, 0);
-  if (kind == HC_REQ_USER) /* joins, schedules, channels */
-    hc_request_mark_rare(req);
-  if (kind == HC_REQ_SEND)
-    request_pool.active_sends++;
-  return req;
-}
-
 hcomm_request_t *hc_request_alloc(hc_request_kind_t kind) {
   request_pool_t *p = &request_pool;
   if (p->freelist == NULL && request_grow() != 0)
     return NULL;
   hcomm_request_t *req = p->freelist;
   p->freelist = req->next;
-  return request_reset(req, kind);
+  return hc_request_reset(req, kind);
 }
 
 void hcomm_request_home_init(hcomm_request_home_t *home,
@@ -119,17 +102,17 @@ request_home_index(hcomm_request_t *req) {
   if (request_table_reserve(1) != 0)
     return -1;
   req->index = p->count++;
-  req->table_epoch = request_epoch;
+  req->table_epoch = hc_request_epoch;
   p->table[req->index] = req;
   return 0;
 }
 
-hcomm_request_t *hc_request_alloc_at(hcomm_request_home_t *home,
-                                     hc_request_kind_t kind) {
+hcomm_request_t *hc_request_alloc_at_first(hcomm_request_home_t *home,
+                                           hc_request_kind_t kind) {
   hcomm_request_t *req = (hcomm_request_t *)(void *)home;
-  if (req->table_epoch != request_epoch && request_home_index(req) != 0)
+  if (request_home_index(req) != 0)
     return NULL;
-  return request_reset(req, kind);
+  return hc_request_reset(req, kind);
 }
 
 /* Frees what the rare fields hold and zeroes them all, so that the next
@@ -210,7 +193,7 @@ void hc_request_complete(hcomm_request_t *req, hc_status_t error) {
   if (joined != NULL)
     request_join_absorb(joined, req);
   if (req->kind == HC_REQ_SEND)
-    request_pool.active_sends--;
+    hc_request_sends_active--;
   request_pool.completions++;
   atomic_store_explicit(&req->done, 1, memory_order_release);
   if (req->user_freed)
@@ -314,7 +297,7 @@ hcomm_request_t *hc_request_lookup(uint64_t id) {
   return req;
 }
 
-long hc_request_active_sends(void) { return request_pool.active_sends; }
+long hc_request_active_sends(void) { return hc_request_sends_active; }
 
 unsigned long hc_request_completions(void) { return request_pool.completions; }
 
@@ -334,5 +317,6 @@ void hc_request_pool_fini(void) {
   free(p->slabs);
   free(p->table);
   memset(p, 0, sizeof *p);
-  request_epoch++;
+  hc_request_sends_active = 0;
+  hc_request_epoch++;
 }

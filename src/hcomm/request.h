@@ -14,6 +14,7 @@
 
 #include "hcomm.h"
 #include "hcomm/match.h"
+#include "util/smallmem.h"
 
 typedef enum hc_request_kind {
   HC_REQ_SEND = 1,
@@ -103,9 +104,43 @@ static inline void hc_request_mark_rare(hcomm_request_t *req) {
 /* An active request of kind, its per-operation fields zeroed (the rare
  * ones are zero already), or NULL when memory ran out. */
 hcomm_request_t *hc_request_alloc(hc_request_kind_t kind);
-/* The same kept in home (hcomm_request_home_init'ed, not in use). */
-hcomm_request_t *hc_request_alloc_at(hcomm_request_home_t *home,
-                                     hc_request_kind_t kind);
+/* The request pool's life: bumped when the pool is torn down, so that
+ * homes registered before, which hold indices of a table that is gone,
+ * take a new one at their next use (request.c). */
+extern uint32_t hc_request_epoch;
+/* Sends started and not complete (hc_request_active_sends). */
+extern long hc_request_sends_active;
+
+/* Zeroes req's per-operation fields for a new operation of kind; what
+ * outlives operations (its place in the table, its generation, its home)
+ * stays, and the rare fields are zero already (hc_request_release). */
+__attribute__((always_inline)) static inline hcomm_request_t *
+hc_request_reset(hcomm_request_t *req, hc_request_kind_t kind) {
+  hc_zero_small(req, offsetof(hcomm_request_t, index));
+  req->generation++;
+  req->kind = kind;
+  atomic_init(&req->done, 0);
+  if (kind == HC_REQ_USER) /* joins, schedules, channels */
+    hc_request_mark_rare(req);
+  if (kind == HC_REQ_SEND)
+    hc_request_sends_active++;
+  return req;
+}
+
+/* hc_request_alloc_at for a home without a table index in this pool's
+ * life (its first use): cold, out of line. */
+__attribute__((cold)) hcomm_request_t *
+hc_request_alloc_at_first(hcomm_request_home_t *home, hc_request_kind_t kind);
+/* The same as hc_request_alloc kept in home (hcomm_request_home_init'ed,
+ * not in use).  Inline: called, it was a call and a return on every
+ * MPI_Irecv and MPI_Isend of a plain buffer (bench/NOTES.md, rate18). */
+__attribute__((always_inline)) static inline hcomm_request_t *
+hc_request_alloc_at(hcomm_request_home_t *home, hc_request_kind_t kind) {
+  hcomm_request_t *req = (hcomm_request_t *)(void *)home;
+  if (__builtin_expect(req->table_epoch != hc_request_epoch, 0))
+    return hc_request_alloc_at_first(home, kind);
+  return hc_request_reset(req, kind);
+}
 /* Returns req to the freelist, or to its home's owner through drop (it must
  * be complete or never started). */
 void hc_request_release(hcomm_request_t *req);
