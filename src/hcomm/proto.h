@@ -99,6 +99,13 @@ hc_status_t hc_proto_recv_now(uint32_t match_ctx, int source_world, int tag,
                               void *buf, size_t bytes, hcomm_status_t *status);
 /* Receives a message taken by a matched probe; frees msg. */
 void hc_proto_recv_message(hcomm_request_t *req, hcomm_message_t *msg);
+/* Posts a receive to ctx (its matching context) that no unexpected
+ * message matched. */
+static inline void hc_proto_recv_post(hc_match_context_t *ctx,
+                                      hcomm_request_t *req, int source_world) {
+  hc_match_post(ctx, &req->entry, source_world, req->tag);
+  req->posted = 1;
+}
 /* Starts a receive: matches an unexpected message or posts it.  Inline:
  * called, it cost every MPI_Irecv a frame (bench/NOTES.md, recv17). */
 static inline void hc_proto_recv(hcomm_request_t *req, int source_world) {
@@ -113,8 +120,7 @@ static inline void hc_proto_recv(hcomm_request_t *req, int source_world) {
     hc_proto_recv_message(req, (hcomm_message_t *)e);
     return;
   }
-  hc_match_post(ctx, &req->entry, source_world, req->tag);
-  req->posted = 1;
+  hc_proto_recv_post(ctx, req, source_world);
 }
 /* Drains backlogs and starts matched rendezvous receives; returns how much
  * moved. */

@@ -107,8 +107,13 @@ hc_status_t hc_isend_locked(const void *buf, size_t bytes, int dest, int tag,
 
 /* A receive names peer: its transport is asked, once, to notice the
  * peer's death even if the two never exchanged a packet (tcp connects). */
+/* 1 when peer's death is noticed already (or cannot be: no transport). */
+static inline int pt2pt_watched(const hc_peer_t *peer) {
+  return peer->watched || peer->ops == NULL;
+}
+
 static void pt2pt_watch(hc_peer_t *peer) {
-  if (peer->watched || peer->ops == NULL)
+  if (pt2pt_watched(peer))
     return;
   peer->watched = 1;
   peer->ops->watch(peer->tctx, peer->world_rank);
@@ -128,6 +133,18 @@ static void pt2pt_watch_all(hcomm_comm_t *comm) {
   }
 }
 
+/* A new receive request's own fields. */
+__attribute__((always_inline)) static inline void
+pt2pt_recv_fields(hcomm_request_t *r, void *buf, size_t bytes, int tag,
+                  hcomm_comm_t *comm, int coll) {
+  r->comm = comm;
+  hc_comm_op_begin(comm);
+  r->match_ctx = hc_comm_match_ctx(comm, coll);
+  r->tag = tag;
+  r->recv_buf = buf;
+  r->bytes = bytes;
+}
+
 /* pt2pt_irecv once its arguments passed the checks (the engine running,
  * comm non-NULL, source a member of comm or HCOMM_ANY_SOURCE, tag valid,
  * buf or acc present for bytes > 0, req non-NULL).  Inlined into
@@ -139,12 +156,7 @@ pt2pt_irecv_post(hcomm_request_home_t *home, void *buf,
   hcomm_request_t *r = pt2pt_request(HC_REQ_RECV, home);
   if (r == NULL)
     return HC_ERR_NOMEM;
-  r->comm = comm;
-  hc_comm_op_begin(comm);
-  r->match_ctx = hc_comm_match_ctx(comm, coll);
-  r->tag = tag;
-  r->recv_buf = buf;
-  r->bytes = bytes;
+  pt2pt_recv_fields(r, buf, bytes, tag, comm, coll);
   if (acc != NULL) {
     hc_request_mark_rare(r);
     r->acc = *acc;
@@ -348,10 +360,11 @@ hc_status_t hcomm_irecv_at(hcomm_request_home_t *home, void *buf, size_t bytes,
   return pt2pt_irecv_locking(home, buf, NULL, bytes, source, tag, comm, req);
 }
 
-hc_status_t hcomm_irecv_now_at(hcomm_request_home_t *home, void *buf,
-                               size_t bytes, int source, int tag,
-                               hcomm_comm_t *comm, hcomm_status_t *status,
-                               hcomm_request_t **req) {
+/* hcomm_irecv_now_at in every case, under the lock. */
+static __attribute__((noinline)) hc_status_t
+pt2pt_irecv_now_at(hcomm_request_home_t *home, void *buf, size_t bytes,
+                   int source, int tag, hcomm_comm_t *comm,
+                   hcomm_status_t *status, hcomm_request_t **req) {
   hc_engine_lock();
   /* The arguments passed the caller's checks (hcomm.h): only the engine's
    * state and a missing buffer, which a type of absolute addresses lets
@@ -369,6 +382,42 @@ hc_status_t hcomm_irecv_now_at(hcomm_request_home_t *home, void *buf,
     rc = pt2pt_irecv_post(home, buf, NULL, bytes, source, tag, comm, 0, req);
   hc_engine_unlock();
   return rc;
+}
+
+/* The usual receive of the message-rate path needs none of the rare steps,
+ * which loads tell: no threads (no lock), the engine running, a buffer
+ * where bytes > 0, a host-only process (no device classification), no
+ * communicator revoked, the source's transport watching it already, no
+ * message waiting unexpected in its context, and a home indexed in this
+ * pool's life.  It is then only posted, in a body without calls and so
+ * without a frame; any other goes to pt2pt_irecv_now_at (a tail call),
+ * which repeats these tests on its way (bench/NOTES.md, rate18). */
+hc_status_t hcomm_irecv_now_at(hcomm_request_home_t *home, void *buf,
+                               size_t bytes, int source, int tag,
+                               hcomm_comm_t *comm, hcomm_status_t *status,
+                               hcomm_request_t **req) {
+  hcomm_request_t *r = (hcomm_request_t *)(void *)home;
+  if (hc_engine.locking || hc_engine_check() != HC_OK ||
+      (bytes > 0 && buf == NULL) ||
+      !atomic_load_explicit(&hc_device_host_only, memory_order_relaxed) ||
+      hc_ft_nrevoked > 0 || r->table_epoch != hc_request_epoch)
+    return pt2pt_irecv_now_at(home, buf, bytes, source, tag, comm, status,
+                              req);
+  int source_world = source == HCOMM_ANY_SOURCE
+                         ? HCOMM_ANY_SOURCE
+                         : hc_comm_world_of_rank(comm, source);
+  hc_match_context_t *ctx = &hc_engine.contexts[hc_comm_match_ctx(comm, 0)];
+  int watched = source_world >= 0
+                    ? pt2pt_watched(&hc_engine.peers[source_world])
+                    : comm->watched_all;
+  if (!watched || ctx->unexpected.head != NULL)
+    return pt2pt_irecv_now_at(home, buf, bytes, source, tag, comm, status,
+                              req);
+  hc_request_reset(r, HC_REQ_RECV);
+  pt2pt_recv_fields(r, buf, bytes, tag, comm, 0);
+  *req = r;
+  hc_proto_recv_post(ctx, r, source_world);
+  return HC_OK;
 }
 
 static void pt2pt_probe_status(const hcomm_message_t *msg,
