@@ -200,6 +200,11 @@ static hc_status_t shmcoll_rooted_messages_wait(shmcoll_rooted_msgs_t *m,
  * them) as messages, and no rank may do so while the others run here. */
 #define SHMCOLL_ROOTED_TOTAL_MAX ((size_t)64 << 10)
 
+/* The largest block of a gather whose straight step goes before the takes
+ * test: at 8-32 B it won (Gatherv 16 B 0.12-0.14 -> 0.07 us), at 48-256 B
+ * it lost 10-20 % (bench/NOTES.md, scat18b and gath18). */
+#define SHMCOLL_GATHER_FIRST_MAX ((size_t)32)
+
 /* Whether a gather or scatter on comm runs here: the v-forms always (each
  * block's size is known to both its ends), the others where a block goes
  * through a buffer (shmcoll_rooted_buffered) or would be read in place
@@ -242,10 +247,15 @@ static hc_status_t shmcoll_rooted(int what, int vform,
    * made: it takes only blocks through a buffer, which that test would
    * take too (a fixed form's within the total), so the call spares the
    * test and the segment's look-up (~80 of a 2-rank 8-byte Scatter's ~800
-   * instructions; bench/NOTES.md, scat18b).  Else the test first, which
-   * makes the segment. */
+   * instructions; bench/NOTES.md, scat18b).  A gather's only up to
+   * SHMCOLL_GATHER_FIRST_MAX: above it the root, so much earlier, finds its
+   * senders' posts not there yet in half the calls and pays the op's path
+   * (bench/NOTES.md, gath18).  Else the test first, which makes the
+   * segment. */
   int straight_first =
-      buffers && hc_shmcoll_made(comm, 0) != NULL &&
+      buffers &&
+      (what != SHMCOLL_OP_GATHER || mine <= SHMCOLL_GATHER_FIRST_MAX) &&
+      hc_shmcoll_made(comm, 0) != NULL &&
       (vform || mine * (size_t)comm->size <= SHMCOLL_ROOTED_TOTAL_MAX);
   if (!straight_first && !hc_shmcoll_rooted_takes(comm, vform, mine))
     return HC_ERR_NOT_SUPPORTED;
