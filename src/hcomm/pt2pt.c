@@ -105,13 +105,13 @@ hc_status_t hc_isend_locked(const void *buf, size_t bytes, int dest, int tag,
   return pt2pt_isend(NULL, buf, NULL, bytes, dest, tag, comm, mode, coll, req);
 }
 
-/* A receive names peer: its transport is asked, once, to notice the
- * peer's death even if the two never exchanged a packet (tcp connects). */
 /* 1 when peer's death is noticed already (or cannot be: no transport). */
 static inline int pt2pt_watched(const hc_peer_t *peer) {
   return peer->watched || peer->ops == NULL;
 }
 
+/* A receive names peer: its transport is asked, once, to notice the
+ * peer's death even if the two never exchanged a packet (tcp connects). */
 static void pt2pt_watch(hc_peer_t *peer) {
   if (pt2pt_watched(peer))
     return;

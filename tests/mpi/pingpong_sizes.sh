@@ -19,6 +19,12 @@ done
 # light only where that choice and its own setting allow.  Otherwise a
 # light send could meet a sleeper without membarrier and its wake-up be
 # lost (a hang here, since every wait sleeps).
+# Only where the shm transport runs (tests/tcp/mpi_suite_tcp.sh runs this
+# script with every peer over tcp).
+case ",${HCMPI_TRANSPORTS:-shm}," in
+*,shm,* | *,all,*) ;;
+*) echo "mixed light fences: no shm transport (HCMPI_TRANSPORTS=$HCMPI_TRANSPORTS), not asked"; exit 0 ;;
+esac
 log=$(mktemp)
 wrap=$(mktemp)
 trap 'rm -f "$log" "$wrap"' EXIT
