@@ -71,13 +71,14 @@ static inline int hc_reqpool_handle(const hc_reqpool_slot_t *s) {
  * the shared list (out of line, cold) and allocates. */
 __attribute__((cold)) struct hc_mpi_request *hc_reqpool_alloc_refilled(void);
 
+/* The cache is named, not reached through a pointer: UBSan's null check
+ * of a pointer to an initial-exec TLS variable fired on a valid one. */
 static inline struct hc_mpi_request *hc_reqpool_alloc(void) {
-  hc_reqpool_cache_t *c = &hc_reqpool_cache;
-  hc_reqpool_slot_t *s = c->head;
+  hc_reqpool_slot_t *s = hc_reqpool_cache.head;
   if (s == NULL)
     return hc_reqpool_alloc_refilled();
-  c->head = s->next;
-  c->len--;
+  hc_reqpool_cache.head = s->next;
+  hc_reqpool_cache.len--;
   hc_zero_small(&s->req, HC_MPI_REQUEST_RARE); /* the rest is zero already */
   s->req.handle = hc_reqpool_handle(s);
   atomic_store_explicit(&s->live, s->req.handle, memory_order_relaxed);
@@ -92,12 +93,12 @@ __attribute__((cold)) void hc_reqpool_recycle_rare(hc_reqpool_cache_t *c);
 
 /* Puts a slot nobody holds in this thread's cache. */
 static inline void hc_reqpool_recycle(hc_reqpool_slot_t *s) {
-  hc_reqpool_cache_t *c = &hc_reqpool_cache;
-  s->next = c->head;
-  c->head = s;
-  c->len++;
-  if (!c->registered || c->len > 2 * HC_REQPOOL_BATCH)
-    hc_reqpool_recycle_rare(c);
+  s->next = hc_reqpool_cache.head;
+  hc_reqpool_cache.head = s;
+  hc_reqpool_cache.len++;
+  if (!hc_reqpool_cache.registered ||
+      hc_reqpool_cache.len > 2 * HC_REQPOOL_BATCH)
+    hc_reqpool_recycle_rare(&hc_reqpool_cache);
 }
 
 /* hc_reqpool_free's rare steps, out of line: clearing the rare fields of
