@@ -139,6 +139,12 @@ CASES += [
     rma_case("fetch_and_op", "MPI_Fetch_and_op (long, MPI_SUM) + flush"),
     rma_case("cas", "MPI_Compare_and_swap (long) + flush"),
     rma_case("accumulate", "MPI_Accumulate (long, MPI_SUM) + flush"),
+    rma_case("put_pscw", "MPI_Put, post/start/complete/wait around each"),
+    rma_case("get_pscw", "MPI_Get, post/start/complete/wait around each"),
+    rma_case("put_bw_pscw", "MPI_Put bandwidth, 32 per post/start/complete/wait",
+             True),
+    rma_case("get_bw_pscw", "MPI_Get bandwidth, 32 per post/start/complete/wait",
+             True),
 ]
 RMA_GROUP = [c["name"] for c in CASES if c["prog"] == "rma"]
 

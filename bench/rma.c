@@ -9,6 +9,10 @@
  *                             (-W, default 32) on the same target bytes,
  *                             unlock
  *   put_bw_fence, get_bw_fence  the same between two fences
+ *   put_pscw, get_pscw        latency: the target posts, the origin starts,
+ *                             does one operation and completes, the target
+ *                             waits, per iteration
+ *   put_bw_pscw, get_bw_pscw  the same with a window of operations
  *   acc_bw_flush_local        bandwidth: lock_all, a window of MPI_SUM
  *                             accumulates of signed chars each followed by
  *                             MPI_Win_flush_local, unlock_all, over an
@@ -52,7 +56,8 @@
 static const char rma_usage[] =
     "  -c NAME    put_lock, get_lock, put_fence, get_fence, put_bw_lock,\n"
     "             get_bw_lock, put_bw_fence, get_bw_fence, fetch_and_op,\n"
-    "             cas, accumulate, acc_bw_flush_local, put_lock_shared\n"
+    "             cas, accumulate, acc_bw_flush_local, put_lock_shared,\n"
+    "             put_pscw, get_pscw, put_bw_pscw, get_bw_pscw\n"
     "  --device npu|cuda  device window and origin buffers\n"
     "  --host-origin      with --device: origin buffers in host memory\n"
     "  --win-alloc        with --device: MPI_Win_allocate with\n"
@@ -71,19 +76,25 @@ enum rma_case {
   RMA_CAS,
   RMA_ACCUMULATE,
   RMA_ACC_BW_FLUSH_LOCAL,
-  RMA_PUT_LOCK_SHARED
+  RMA_PUT_LOCK_SHARED,
+  RMA_PUT_PSCW,
+  RMA_GET_PSCW,
+  RMA_PUT_BW_PSCW,
+  RMA_GET_BW_PSCW
 };
 
 static const char *const rma_names[] = {
     "put_lock",       "get_lock",    "put_fence",    "get_fence",
     "put_bw_lock",    "get_bw_lock", "put_bw_fence", "get_bw_fence",
     "fetch_and_op",   "cas",         "accumulate",   "acc_bw_flush_local",
-    "put_lock_shared"};
+    "put_lock_shared", "put_pscw",    "get_pscw",     "put_bw_pscw",
+    "get_bw_pscw"};
 
 typedef struct rma_bench {
   enum rma_case which;
   enum bench_role role;
   int peer, nranks, window;
+  MPI_Group peer_group; /* the peer alone, for post and start */
   char *buf; /* origin data or get destination */
   /* The atomics' operand, compare value and result: host variables, or
    * device memory with --device (without --host-origin). */
@@ -140,7 +151,12 @@ static void rma_origin_set(const rma_memory_t *m, long *at, long v) {
 
 static int rma_is_get(enum rma_case c) {
   return c == RMA_GET_LOCK || c == RMA_GET_FENCE || c == RMA_GET_BW_LOCK ||
-         c == RMA_GET_BW_FENCE;
+         c == RMA_GET_BW_FENCE || c == RMA_GET_PSCW || c == RMA_GET_BW_PSCW;
+}
+
+static int rma_is_pscw(enum rma_case c) {
+  return c == RMA_PUT_PSCW || c == RMA_GET_PSCW || c == RMA_PUT_BW_PSCW ||
+         c == RMA_GET_BW_PSCW;
 }
 
 static int rma_is_fence(enum rma_case c) {
@@ -151,6 +167,7 @@ static int rma_is_fence(enum rma_case c) {
 static int rma_is_bw(enum rma_case c) {
   return c == RMA_PUT_BW_LOCK || c == RMA_GET_BW_LOCK ||
          c == RMA_PUT_BW_FENCE || c == RMA_GET_BW_FENCE ||
+         c == RMA_PUT_BW_PSCW || c == RMA_GET_BW_PSCW ||
          c == RMA_ACC_BW_FLUSH_LOCAL;
 }
 
@@ -201,6 +218,18 @@ static void rma_iteration(rma_bench_t *b, size_t size, int ops) {
     for (int k = 0; origin && k < ops; k++)
       rma_transfer(b, size);
     bench_check(MPI_Win_fence(0, b->win), "MPI_Win_fence");
+    return;
+  }
+  if (rma_is_pscw(b->which)) {
+    if (!origin) {
+      bench_check(MPI_Win_post(b->peer_group, 0, b->win), "MPI_Win_post");
+      bench_check(MPI_Win_wait(b->win), "MPI_Win_wait");
+      return;
+    }
+    bench_check(MPI_Win_start(b->peer_group, 0, b->win), "MPI_Win_start");
+    for (int k = 0; k < ops; k++)
+      rma_transfer(b, size);
+    bench_check(MPI_Win_complete(b->win), "MPI_Win_complete");
     return;
   }
   if (!origin)
@@ -369,6 +398,10 @@ int main(int argc, char **argv) {
                    .nranks = nranks,
                    .window = o.window > 0 ? o.window : 1};
   b.role = bench_pair(rank, nranks, &b.peer);
+  MPI_Group world_group;
+  MPI_Comm_group(MPI_COMM_WORLD, &world_group);
+  MPI_Group_incl(world_group, 1, &b.peer, &b.peer_group);
+  MPI_Group_free(&world_group);
   snprintf(m.name, sizeof m.name, "%s%s", rma_names[which],
            m.device == NULL  ? ""
            : m.origin_device ? "_dev"
@@ -395,6 +428,7 @@ int main(int argc, char **argv) {
     rma_size(&b, &o, &m, o.sizes[i], rank, vals, gathered);
   bench_check(MPI_Win_fence(0, b.win), "MPI_Win_fence");
   bench_check(MPI_Win_free(&b.win), "MPI_Win_free");
+  MPI_Group_free(&b.peer_group);
   if (own != NULL && m.device != NULL)
     devbuf_free(own);
   else
