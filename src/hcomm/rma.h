@@ -196,8 +196,10 @@ struct hcomm_win {
   unsigned char *locked; /* per target: HCOMM_LOCK_* held, or 0 */
   int lock_all;
   int fence_open;
-  /* The fence's barrier, as the wait policy judges it (rma_sync.c). */
-  hc_progress_recurring_t fence_wait;
+  /* The fence's barrier, MPI_Win_start's wait for the posts and
+   * MPI_Win_wait's for the completions, as the wait policy judges each
+   * (rma_sync.c). */
+  hc_progress_recurring_t fence_wait, start_wait, exposure_wait;
   int started; /* a PSCW access epoch is open */
   int *access; /* its targets */
   int naccess;

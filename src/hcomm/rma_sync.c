@@ -127,7 +127,10 @@ hc_status_t hcomm_win_start(hcomm_win_t *win, int n, const int *ranks,
     }
     win->access[i] = ranks[i];
   }
-  /* Wait for every target's post notice, unless the user vouches for it. */
+  /* Wait for every target's post notice, unless the user vouches for it.
+   * In a loop of epochs the targets post once they are done with the
+   * last one, so this wait recurs like the fence's barrier. */
+  hc_progress_recurring_begin(&win->start_wait);
   for (int i = 0; rc == HC_OK && !(assert &HCOMM_RMA_MODE_NOCHECK) && i < n;
        i++) {
     hcomm_request_t *req = NULL;
@@ -139,6 +142,7 @@ hc_status_t hcomm_win_start(hcomm_win_t *win, int n, const int *ranks,
       hc_request_release(req);
     }
   }
+  hc_progress_recurring_end(&win->start_wait);
   if (rc == HC_OK) {
     win->started = 1;
     win->naccess = n;
@@ -203,6 +207,9 @@ hc_status_t hcomm_win_wait(hcomm_win_t *win) {
   hc_engine_lock();
   hc_status_t rc = win->posted ? HC_OK : HC_ERR_RMA_SYNC;
   long spins = 0;
+  /* A target that issues nothing waits here through the origins' whole
+   * epoch, as in the fence's barrier. */
+  hc_progress_recurring_begin(&win->exposure_wait);
   while (rc == HC_OK && !sync_exposure_done(win)) {
     int moved = hc_progress_locked();
     if (moved == 0 && (rc = sync_exposure_failure(win)) != HC_OK)
@@ -212,6 +219,7 @@ hc_status_t hcomm_win_wait(hcomm_win_t *win) {
     else
       hc_idle_locked(&spins);
   }
+  hc_progress_recurring_end(&win->exposure_wait);
   hc_engine_unlock();
   return rc;
 }

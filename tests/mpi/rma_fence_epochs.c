@@ -11,7 +11,11 @@
  *
  * argv[1]: "allocate" (MPI_Win_allocate: on one node operations copy
  * through the shared mapping) or "create" (MPI_Win_create over
- * MPI_Alloc_mem: the target's progress serves them). */
+ * MPI_Alloc_mem: the target's progress serves them).
+ * argv[2]: "fence" (the default) or "pscw": each epoch an access epoch
+ * of rank 0 (MPI_Win_start ... MPI_Win_complete) to every other rank's
+ * exposure epoch (MPI_Win_post ... MPI_Win_wait), whose waits recur the
+ * same way (rma_sync.c). */
 #include "mpitest.h"
 
 enum { BLOCK = 64 * 1024, EPOCHS = 14 };
@@ -21,6 +25,31 @@ enum { BLOCK = 64 * 1024, EPOCHS = 14 };
 static const int origin_busy_us[EPOCHS] = {0,    1000, 1000, 1000, 1000, 9000, 1000,
                                            1000, 0,    0,    2000, 1000, 0,    1000};
 static const int target_busy_us[EPOCHS] = {0, 0, 0, 0, 0, 0, 0, 0, 3000, 1000, 0, 0, 0, 0};
+
+static int pscw;
+static MPI_Group others; /* rank 0: every other rank; the others: rank 0 */
+
+/* Opens epoch e's exposure (targets) or access (rank 0); fences open each
+ * epoch with the one closing the last. */
+static void epoch_open(MPI_Win win, int rank, int e)
+{
+    if (!pscw)
+        return;
+    if (rank == 0)
+        CHECK(MPI_Win_start(others, 0, win) == MPI_SUCCESS, "start of epoch %d", e);
+    else
+        CHECK(MPI_Win_post(others, 0, win) == MPI_SUCCESS, "post of epoch %d", e);
+}
+
+static void epoch_close(MPI_Win win, int rank, int e)
+{
+    if (!pscw)
+        CHECK(MPI_Win_fence(0, win) == MPI_SUCCESS, "fence closing epoch %d", e);
+    else if (rank == 0)
+        CHECK(MPI_Win_complete(win) == MPI_SUCCESS, "complete of epoch %d", e);
+    else
+        CHECK(MPI_Win_wait(win) == MPI_SUCCESS, "wait of epoch %d", e);
+}
 
 static void busy_for(int us)
 {
@@ -42,9 +71,20 @@ int main(int argc, char **argv)
     int rank, size;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    CHECK(argc == 2, "usage: rma_fence_epochs allocate|create");
+    CHECK(argc == 2 || argc == 3, "usage: rma_fence_epochs allocate|create [fence|pscw]");
     int allocate = strcmp(argv[1], "allocate") == 0;
     CHECK(allocate || strcmp(argv[1], "create") == 0, "unknown window kind %s", argv[1]);
+    pscw = argc == 3 && strcmp(argv[2], "pscw") == 0;
+    CHECK(argc == 2 || pscw || strcmp(argv[2], "fence") == 0, "unknown synchronisation %s",
+          argv[2]);
+    MPI_Group world;
+    MPI_Comm_group(MPI_COMM_WORLD, &world);
+    int zero = 0;
+    if (rank == 0)
+        MPI_Group_excl(world, 1, &zero, &others);
+    else
+        MPI_Group_incl(world, 1, &zero, &others);
+    MPI_Group_free(&world);
 
     /* Blocks 0 and 1 are what rank 0 gets in even and odd epochs, 2 and 3
      * what it puts: one fence per epoch, as in a loop of epochs, so each
@@ -69,9 +109,13 @@ int main(int argc, char **argv)
         mem[BLOCK + i] = pattern(0, 1, rank, i);
     }
 
-    CHECK(MPI_Win_fence(MPI_MODE_NOPRECEDE, win) == MPI_SUCCESS, "first fence");
+    /* (With PSCW each target's post orders its stores above before rank
+     * 0's reads.) */
+    if (!pscw)
+        CHECK(MPI_Win_fence(MPI_MODE_NOPRECEDE, win) == MPI_SUCCESS, "first fence");
     for (int e = 0; e < EPOCHS; e++) {
         MPI_Aint get_at = (MPI_Aint)(e % 2) * BLOCK, put_at = (MPI_Aint)(2 + e % 2) * BLOCK;
+        epoch_open(win, rank, e);
         if (rank == 0) {
             for (int t = 1; t < size; t++) {
                 unsigned char *out = put + (size_t)t * BLOCK;
@@ -88,7 +132,7 @@ int main(int argc, char **argv)
         } else if (rank == size - 1) {
             busy_for(target_busy_us[e]);
         }
-        CHECK(MPI_Win_fence(0, win) == MPI_SUCCESS, "fence closing epoch %d", e);
+        epoch_close(win, rank, e);
         if (rank == 0) {
             for (int t = 1; t < size; t++)
                 for (size_t i = 0; i < BLOCK; i++)
@@ -105,14 +149,17 @@ int main(int argc, char **argv)
                 mem[get_at + i] = pattern(0, e + 2, rank, i);
         }
     }
-    CHECK(MPI_Win_fence(MPI_MODE_NOSUCCEED, win) == MPI_SUCCESS, "last fence");
+    if (!pscw)
+        CHECK(MPI_Win_fence(MPI_MODE_NOSUCCEED, win) == MPI_SUCCESS, "last fence");
+    MPI_Group_free(&others);
     MPI_Win_free(&win);
     if (!allocate)
         MPI_Free_mem(mem);
     free(got);
     free(put);
     if (rank == 0)
-        printf("rma_fence_epochs %s: %d epochs to %d targets\n", argv[1], EPOCHS, size - 1);
+        printf("rma_fence_epochs %s %s: %d epochs to %d targets\n", argv[1],
+               pscw ? "pscw" : "fence", EPOCHS, size - 1);
     MPI_Finalize();
     return 0;
 }

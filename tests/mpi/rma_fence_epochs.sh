@@ -8,11 +8,14 @@
 # Run with the window in the node's shared mapping and as MPI_Win_create
 # memory, on 2 ranks (a core each), on 3 (more ranks than the 2 cores
 # CI machines have, or forced: HCMPI_OVERSUBSCRIBED=1), and with every
-# wait asleep at once (HCMPI_SPIN=0).
+# wait asleep at once (HCMPI_SPIN=0); each with fences and with
+# post/start/complete/wait (MPI_Win_start and MPI_Win_wait recur alike).
 . "${top_srcdir:-.}/tests/mpi/lib.sh"
 for kind in allocate create; do
-    run_mpi_ok 2 rma_fence_epochs $kind
-    HCMPI_OVERSUBSCRIBED=1 run_mpi_ok 3 rma_fence_epochs $kind
-    HCMPI_SPIN=0 run_mpi_ok 2 rma_fence_epochs $kind
+    for sync in fence pscw; do
+        run_mpi_ok 2 rma_fence_epochs $kind $sync
+        HCMPI_OVERSUBSCRIBED=1 run_mpi_ok 3 rma_fence_epochs $kind $sync
+        HCMPI_SPIN=0 run_mpi_ok 2 rma_fence_epochs $kind $sync
+    done
 done
 echo "rma_fence_epochs: all cases passed"
