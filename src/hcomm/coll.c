@@ -165,12 +165,31 @@ static hc_status_t coll_wait(hc_status_t rc, hcomm_request_t *const *req) {
 
 /* Each blocking collective below first offers itself to the shared-memory
  * algorithms (shmcoll.h), which take it or leave it alike on every rank. */
-hc_status_t hcomm_barrier(hcomm_comm_t *comm) {
+static hc_status_t coll_barrier(hcomm_comm_t *comm) {
   hc_status_t rc = hc_shmcoll_barrier(comm);
   if (rc != HC_ERR_NOT_SUPPORTED)
     return rc;
   hcomm_request_t *req = NULL;
   return coll_wait(hcomm_ibarrier(comm, &req), &req);
+}
+
+/* A rank that reaches a barrier in a loop first (one that only serves a
+ * passive-target window, say) waits through the others' whole step;
+ * steps tend to repeat, so the wait policy judges how long by the last
+ * one, as for a window's fence (which brings its own). */
+hc_status_t hcomm_barrier(hcomm_comm_t *comm) {
+  hc_engine_lock();
+  int judged = hc_engine.recurring == NULL;
+  if (judged)
+    hc_progress_recurring_begin(&comm->barrier_wait);
+  hc_engine_unlock();
+  hc_status_t rc = coll_barrier(comm);
+  if (judged) {
+    hc_engine_lock();
+    hc_progress_recurring_end(&comm->barrier_wait);
+    hc_engine_unlock();
+  }
+  return rc;
 }
 
 hc_status_t hcomm_bcast(void *buf, size_t bytes, int root, hcomm_comm_t *comm) {

@@ -44,6 +44,8 @@ struct hcomm_comm {
    * merge where both sides pass the same high, 2 when second; 0 for the
    * others (the lower leader world rank goes first). */
   int merge_order;
+  /* Its blocking barrier, as the wait policy judges it (coll.c). */
+  hc_progress_recurring_t barrier_wait;
 };
 
 /* The matching contexts of one communicator: user point-to-point,

@@ -217,6 +217,17 @@ int hcomm_request_free(hcomm_request_t *req) {
   return released;
 }
 
+/* The wait policy (progress.c) has no say here: the ranks are threads
+ * that always poll. */
+void hc_progress_recurring_begin(hc_progress_recurring_t *wait) {
+  hc_engine.recurring = wait;
+}
+
+void hc_progress_recurring_end(hc_progress_recurring_t *wait) {
+  (void)wait;
+  hc_engine.recurring = NULL;
+}
+
 /* The shared-memory collectives need processes (tests/mpi/coll_shm.c):
  * here every blocking collective takes its schedule. */
 hc_status_t hc_shmcoll_barrier(hcomm_comm_t *comm) {
