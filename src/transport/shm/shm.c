@@ -60,9 +60,10 @@
  *
  * On a crowded node (more local ranks than online processors, the same
  * answer on every rank) a sender also sets its bit in the receiver's slot
- * (sent_mask, after the packet, before the fence), and the receiver's poll
- * reads that word instead of every peer's box and ring, then drains only
- * the peers marked.  The marks only steer polls: every wake-up still goes
+ * (sent_mask, after the packet and the fence, unless it is set), and the
+ * receiver's poll reads that word instead of every peer's box and ring,
+ * then drains only the peers marked, clearing a bit once that peer had
+ * nothing at two looks in a row and looking at it once more.  The marks only steer polls: every wake-up still goes
  * through the pattern above, a sleeper's re-check and every 64th empty
  * poll still look at every peer, so a mark late or missing delays a
  * packet, never loses it.
@@ -283,6 +284,7 @@ typedef struct shm_ctx {
    * whose polls read this rank's marks instead (shm_mark_sent). */
   int look_npeers;
   _Atomic uint64_t *sent_marks; /* my slot's sent_mask when crowded */
+  uint64_t marks_quiet; /* marked bits whose peers had nothing last look */
   int rr;              /* index in peers of the first one progress polls */
   unsigned idle_polls; /* progress calls that found nothing, mod 2^32 */
   int bell_fd;         /* my pollable doorbell (eventfd); -1 none */
@@ -846,17 +848,22 @@ static __attribute__((noinline)) void shm_wake_sleeper(shm_ctx_t *shm, int p) {
 }
 
 /* On a crowded node, tells local rank p that this rank published a packet
- * for it (its slot's sent_mask; the sleeping word the wake-up below reads
- * is on that line too).  The release orders the packet before the mark.
- * A mark that comes late (or never) costs latency, not the packet: an
- * empty poll still looks at every peer now and then, and a sleeper's
- * re-check always does. */
+ * for it: sets this rank's bit in p's slot (sent_mask; the sleeping word
+ * the wake-up reads is on that line too) unless it is set already, which
+ * while this rank keeps sending it stays (shm_progress_marked): a
+ * fetch-or on every send cost 4 ranks on 2 cores ~5 % of their message
+ * rate.  The caller has
+ * published and fenced: a bit seen set was cleared, if at all, after the
+ * packet was visible, and the clearer looks again after clearing.  A mark
+ * late or missing delays a packet, never loses it (see the top). */
 __attribute__((always_inline)) static inline void shm_mark_sent(shm_ctx_t *shm,
                                                                 int p) {
-  if (shm->crowded)
-    atomic_fetch_or_explicit(&shm->slots[p].sent_mask,
-                             (uint64_t)1 << (shm->local_rank & 63),
-                             memory_order_release);
+  if (!shm->crowded)
+    return;
+  _Atomic uint64_t *mask = &shm->slots[p].sent_mask;
+  uint64_t bit = (uint64_t)1 << (shm->local_rank & 63);
+  if (!(atomic_load_explicit(mask, memory_order_relaxed) & bit))
+    atomic_fetch_or_explicit(mask, bit, memory_order_release);
 }
 
 /* Wakes local rank p however it sleeps; the caller has published and
@@ -999,8 +1006,8 @@ static hc_status_t shm_send(void *ctx, int peer_world_rank,
   if (shm->light_send_fence) {
     atomic_signal_fence(memory_order_seq_cst);
   } else {
-    shm_mark_sent(shm, peer);
     atomic_thread_fence(memory_order_seq_cst);
+    shm_mark_sent(shm, peer);
   }
   shm_wake(shm, peer);
   return HC_OK;
@@ -1222,31 +1229,49 @@ static int shm_progress_deliver(shm_ctx_t *shm) {
 }
 
 /* On a crowded node, the poll that found marks (shm_mark_sent): delivers
- * from the peers whose bit (local rank mod 64) is set, taken whole, and
- * reads no other peer's box or ring.  A peer left with packets past its
- * batch is marked again.  8 ranks on 2 cores: every switch to a rank makes
- * its look cold, and the 7 boxes and 7 ring heads of a full one were ~30 %
- * of a round trip's instructions and most of its misses in user code
- * (bench/NOTES.md, osub18). */
+ * from the peers whose bit (local rank mod 64) is set and reads no other
+ * peer's box or ring.  A bit is cleared only when its peers had nothing
+ * at two looks in a row, and they are looked at once more after the
+ * clearing (a send that saw the bit still set published before it was
+ * cleared): a peer that keeps sending (a stream, or a ping-pong's partner)
+ * keeps its bit, so neither side writes the line per message (clearing at
+ * every empty look cost 8 ranks on 2 cores ~13 % of their message rate).
+ * 8 ranks on 2 cores: every switch to a rank makes its look cold, and the
+ * 7 boxes and 7 ring heads of a full one were ~30 % of a round trip's
+ * instructions and most of its misses in user code (bench/NOTES.md,
+ * osub18). */
 static __attribute__((noinline)) int shm_progress_marked(shm_ctx_t *shm) {
   _Atomic uint64_t *mask = shm->sent_marks;
-  uint64_t marks = atomic_exchange_explicit(mask, 0, memory_order_acquire);
-  uint64_t again = 0;
+  uint64_t marks = atomic_load_explicit(mask, memory_order_acquire);
   int total = 0;
   while (marks != 0) {
     int bit = __builtin_ctzll(marks);
+    uint64_t one = (uint64_t)1 << bit;
     marks &= marks - 1;
+    int found = 0;
     for (int p = bit; p < shm->local_size; p += 64) {
       if (p == shm->local_rank || !shm_peer_may_have_sent(shm, p))
         continue;
-      int done = shm_drain_peer(shm, p, SHM_BATCH_PER_RING);
-      total += done;
-      if (done >= SHM_BATCH_PER_RING)
-        again |= (uint64_t)1 << bit;
+      total += shm_drain_peer(shm, p, SHM_BATCH_PER_RING);
+      found = 1;
+    }
+    if (found) {
+      shm->marks_quiet &= ~one;
+      continue;
+    }
+    if (!(shm->marks_quiet & one)) {
+      shm->marks_quiet |= one; /* empty once: the bit stays */
+      continue;
+    }
+    shm->marks_quiet &= ~one;
+    atomic_fetch_and_explicit(mask, ~one, memory_order_seq_cst);
+    for (int p = bit; p < shm->local_size; p += 64) {
+      if (p == shm->local_rank || !shm_peer_may_have_sent(shm, p))
+        continue;
+      total += shm_drain_peer(shm, p, SHM_BATCH_PER_RING);
+      atomic_fetch_or_explicit(mask, one, memory_order_relaxed);
     }
   }
-  if (again != 0)
-    atomic_fetch_or_explicit(mask, again, memory_order_relaxed);
   return total;
 }
 
@@ -1263,10 +1288,14 @@ static int shm_progress(void *ctx) {
       return shm_progress_deliver(shm);
   }
   /* After the look, which a crowded node skips: a poll that finds a
-   * packet on a node that is not crowded pays nothing for the marks. */
+   * packet on a node that is not crowded pays nothing for the marks.  A
+   * mark left set over an empty peer makes an empty poll, which goes on. */
   if (shm->sent_marks != NULL &&
-      atomic_load_explicit(shm->sent_marks, memory_order_relaxed) != 0)
-    return shm_progress_marked(shm);
+      atomic_load_explicit(shm->sent_marks, memory_order_relaxed) != 0) {
+    int got = shm_progress_marked(shm);
+    if (got > 0)
+      return got;
+  }
   if (shm->demote_len != 0) {
     hc_shm_pool_demote(&shm->pools[shm->local_rank], shm->demote_index,
                        shm->demote_len);
@@ -1339,8 +1368,8 @@ static hc_status_t shm_read_shared(shm_ctx_t *shm, int peer, pid_t pid,
     return HC_ERR_AGAIN; /* the caller reads alone */
   }
   shm->help_gen = gen;
-  shm_mark_sent(shm, peer);
   atomic_thread_fence(memory_order_seq_cst);
+  shm_mark_sent(shm, peer);
   shm_wake(shm, peer);
   int err = 0;
   size_t moved;
