@@ -3,13 +3,17 @@
  * separated by Barriers, then every pair (i, i + size/2) ping-pongs many
  * 8-byte messages at once, as bench/latency does, which has each rank wait
  * for messages thousands of times (yielding, then sleeping on the
- * doorbell).  It must finish (no livelock when ranks spin on shared
+ * doorbell), and every rank streams small messages to rank 0, more from
+ * each than one poll takes from a peer (on a crowded node a receiver reads
+ * only the peers that marked it, and marks again those it left packets
+ * of).  It must finish (no livelock when ranks spin on shared
  * cores, no lost wake-up) and every block and message must carry its
  * sender, round and position. */
 #include "mpitest.h"
 
 #define OS_ROUNDS 30
 #define OS_PINGPONGS 3000
+#define OS_FANIN 200
 
 static void os_round(int rank, int size, int round, int n)
 {
@@ -58,6 +62,39 @@ static void os_pingpong(int rank, int size)
     }
 }
 
+/* Every rank but 0 sends OS_FANIN numbered longs to rank 0 at once; rank
+ * 0 takes them from any source and checks each sender's order. */
+static void os_fanin(int rank, int size)
+{
+    if (rank != 0) {
+        long *out = mt_malloc(sizeof(long) * OS_FANIN);
+        MPI_Request *req = mt_malloc(sizeof(MPI_Request) * OS_FANIN);
+        for (int i = 0; i < OS_FANIN; i++) {
+            out[i] = (long)rank * 100000 + i;
+            MPI_Isend(&out[i], 1, MPI_LONG, 0, 9, MPI_COMM_WORLD, &req[i]);
+        }
+        MPI_Waitall(OS_FANIN, req, MPI_STATUSES_IGNORE);
+        free(out);
+        free(req);
+        return;
+    }
+    int *next = mt_malloc(sizeof(int) * (size_t)size);
+    for (int p = 0; p < size; p++)
+        next[p] = 0;
+    for (long k = 0; k < (long)(size - 1) * OS_FANIN; k++) {
+        long in = -1;
+        MPI_Status st;
+        MPI_Recv(&in, 1, MPI_LONG, MPI_ANY_SOURCE, 9, MPI_COMM_WORLD, &st);
+        int p = st.MPI_SOURCE;
+        CHECK(p > 0 && p < size && in == (long)p * 100000 + next[p],
+              "fan-in: got %ld from %d, expected its number %d", in, p, p > 0 && p < size ? next[p] : -1);
+        next[p]++;
+    }
+    for (int p = 1; p < size; p++)
+        CHECK(next[p] == OS_FANIN, "fan-in: %d of %d from %d", next[p], OS_FANIN, p);
+    free(next);
+}
+
 int main(int argc, char **argv)
 {
     int rank, size;
@@ -72,9 +109,11 @@ int main(int argc, char **argv)
     }
     os_pingpong(rank, size);
     MPI_Barrier(MPI_COMM_WORLD);
+    os_fanin(rank, size);
+    MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 0)
-        printf("oversubscribed: %d ranks, %d all-to-all rounds, %d 8-byte round trips per pair: OK\n",
-               size, OS_ROUNDS, OS_PINGPONGS);
+        printf("oversubscribed: %d ranks, %d all-to-all rounds, %d 8-byte round trips per pair, %d messages from each to rank 0: OK\n",
+               size, OS_ROUNDS, OS_PINGPONGS, OS_FANIN);
     MPI_Finalize();
     return 0;
 }

@@ -58,6 +58,16 @@
  * crowded ranks sleep often and each membarrier interrupts the other
  * cores (8 ranks on 2 cores: 8-byte latency 2.1 -> 3.9 us).
  *
+ * On a crowded node (more local ranks than online processors, the same
+ * answer on every rank) a sender also sets its bit in the receiver's slot
+ * (sent_mask, after the packet and the fence, unless it is set), and the
+ * receiver's poll reads that word instead of every peer's box and ring,
+ * then drains only the peers marked, clearing a bit once that peer had
+ * nothing at two looks in a row and looking at it once more.  The marks only steer polls: every wake-up still goes
+ * through the pattern above, a sleeper's re-check and every 64th empty
+ * poll still look at every peer, so a mark late or missing delays a
+ * packet, never loses it.
+ *
  * A futex cannot be polled, so beside a transport that sleeps on a
  * descriptor (tcp to other nodes) the two would sleep in turns.  There
  * each rank offers a pollable doorbell instead: its eventfd, which every
@@ -100,9 +110,10 @@
 #include "util/shmseg.h"
 
 #define SHM_MAGIC 0x68636d7069736567ULL /* "hcmpiseg" */
-/* 8: fast boxes of 2-18 lines (box_bytes); 7: shared CMA reads; 6: runq_contended in
- * the slots; 5: pollable doorbell; 4: fast boxes */
-#define SHM_VERSION 9
+/* 10: sent_mask in the slots; 8: fast boxes of 2-18 lines (box_bytes); 7:
+ * shared CMA reads; 6: runq_contended in the slots; 5: pollable doorbell;
+ * 4: fast boxes */
+#define SHM_VERSION 10
 #define SHM_NAME_MAX HC_SHMSEG_NAME_MAX
 #define SHM_DEFAULT_CELL_SIZE ((size_t)16 << 10)
 #define SHM_DEFAULT_CELLS 64
@@ -269,6 +280,11 @@ typedef struct shm_ctx {
   _Atomic uint64_t last_lookup;
   int *peers;          /* the local ranks but mine, ascending */
   int npeers;          /* entries of peers; 0 until the segment is mapped */
+  /* The peers an empty poll looks at: npeers, or 0 on a crowded node,
+   * whose polls read this rank's marks instead (shm_mark_sent). */
+  int look_npeers;
+  _Atomic uint64_t *sent_marks; /* my slot's sent_mask when crowded */
+  uint64_t marks_quiet; /* marked bits whose peers had nothing last look */
   int rr;              /* index in peers of the first one progress polls */
   unsigned idle_polls; /* progress calls that found nothing, mod 2^32 */
   int bell_fd;         /* my pollable doorbell (eventfd); -1 none */
@@ -438,6 +454,8 @@ static void shm_unmap(shm_ctx_t *shm) {
   shm->hdr = NULL;
   shm->slots = NULL;
   shm->seg_size = 0;
+  shm->look_npeers = 0;
+  shm->sent_marks = NULL;
 }
 
 /* The fences this rank uses, from the segment's choice (shm_ctx_t). */
@@ -490,6 +508,8 @@ static hc_status_t shm_attach_rings(shm_ctx_t *shm) {
   atomic_store_explicit(&shm->slots[me].pid, (int32_t)getpid(),
                         memory_order_release);
   shm->npeers = n - 1;
+  shm->look_npeers = shm->crowded ? 0 : shm->npeers;
+  shm->sent_marks = shm->crowded ? &shm->slots[me].sent_mask : NULL;
   return HC_OK;
 }
 
@@ -827,6 +847,25 @@ static __attribute__((noinline)) void shm_wake_sleeper(shm_ctx_t *shm, int p) {
   shm_ring_bell(shm, p);
 }
 
+/* On a crowded node, tells local rank p that this rank published a packet
+ * for it: sets this rank's bit in p's slot (sent_mask; the sleeping word
+ * the wake-up reads is on that line too) unless it is set already, which
+ * while this rank keeps sending it stays (shm_progress_marked): a
+ * fetch-or on every send cost 4 ranks on 2 cores ~5 % of their message
+ * rate.  The caller has
+ * published and fenced: a bit seen set was cleared, if at all, after the
+ * packet was visible, and the clearer looks again after clearing.  A mark
+ * late or missing delays a packet, never loses it (see the top). */
+__attribute__((always_inline)) static inline void shm_mark_sent(shm_ctx_t *shm,
+                                                                int p) {
+  if (!shm->crowded)
+    return;
+  _Atomic uint64_t *mask = &shm->slots[p].sent_mask;
+  uint64_t bit = (uint64_t)1 << (shm->local_rank & 63);
+  if (!(atomic_load_explicit(mask, memory_order_relaxed) & bit))
+    atomic_fetch_or_explicit(mask, bit, memory_order_release);
+}
+
 /* Wakes local rank p however it sleeps; the caller has published and
  * fenced.  Inline: every send asks, and an awake peer costs the two loads
  * (where the call cost a frame, ~25 instructions a send). */
@@ -962,10 +1001,14 @@ static hc_status_t shm_send(void *ctx, int peer_world_rank,
     return HC_ERR_PEER_DEAD;
   if (rc != HC_OK)
     return rc;
-  if (shm->light_send_fence)
+  /* A crowded node never has light fences (shm_init), so the mark's test
+   * stays off the light path. */
+  if (shm->light_send_fence) {
     atomic_signal_fence(memory_order_seq_cst);
-  else
+  } else {
     atomic_thread_fence(memory_order_seq_cst);
+    shm_mark_sent(shm, peer);
+  }
   shm_wake(shm, peer);
   return HC_OK;
 }
@@ -1000,8 +1043,10 @@ static int shm_deliver_pooled(shm_ctx_t *shm, int p, const void *slot,
   return 1;
 }
 
-/* Delivers the packet in p's fast box, if one waits; 1 when it did. */
-static int shm_take_box(shm_ctx_t *shm, int p) {
+/* Delivers the packet in p's fast box, if one waits; 1 when it did.
+ * Inlined, as the compiler did before shm_drain_peer had two callers. */
+__attribute__((always_inline)) static inline int shm_take_box(shm_ctx_t *shm,
+                                                              int p) {
   size_t len;
   const void *data = hc_shm_fastbox_peek(&shm->box_in[p], &len);
   if (data == NULL) {
@@ -1090,8 +1135,11 @@ static void shm_help(shm_ctx_t *shm, int p, const void *slot, size_t len) {
 }
 
 /* Delivers up to max packets from p's fast box and ring, oldest first;
- * wakes p if it waits for ring space or for the pool cells handed back. */
-static int shm_drain_peer(shm_ctx_t *shm, int p, int max) {
+ * wakes p if it waits for ring space or for the pool cells handed back.
+ * Inlined into both its callers, as it was into the one before
+ * shm_progress_marked (a call cost a 2-rank round trip ~25 instructions). */
+__attribute__((always_inline)) static inline int
+shm_drain_peer(shm_ctx_t *shm, int p, int max) {
   hc_shm_ring_t *ring = &shm->in[p];
   int done = 0, pooled = 0;
   const void *data = NULL;
@@ -1180,16 +1228,73 @@ static int shm_progress_deliver(shm_ctx_t *shm) {
   return total;
 }
 
+/* On a crowded node, the poll that found marks (shm_mark_sent): delivers
+ * from the peers whose bit (local rank mod 64) is set and reads no other
+ * peer's box or ring.  A bit is cleared only when its peers had nothing
+ * at two looks in a row, and they are looked at once more after the
+ * clearing (a send that saw the bit still set published before it was
+ * cleared): a peer that keeps sending (a stream, or a ping-pong's partner)
+ * keeps its bit, so neither side writes the line per message (clearing at
+ * every empty look cost 8 ranks on 2 cores ~13 % of their message rate).
+ * 8 ranks on 2 cores: every switch to a rank makes its look cold, and the
+ * 7 boxes and 7 ring heads of a full one were ~30 % of a round trip's
+ * instructions and most of its misses in user code (bench/NOTES.md,
+ * osub18). */
+static __attribute__((noinline)) int shm_progress_marked(shm_ctx_t *shm) {
+  _Atomic uint64_t *mask = shm->sent_marks;
+  uint64_t marks = atomic_load_explicit(mask, memory_order_acquire);
+  int total = 0;
+  while (marks != 0) {
+    int bit = __builtin_ctzll(marks);
+    uint64_t one = (uint64_t)1 << bit;
+    marks &= marks - 1;
+    int found = 0;
+    for (int p = bit; p < shm->local_size; p += 64) {
+      if (p == shm->local_rank || !shm_peer_may_have_sent(shm, p))
+        continue;
+      total += shm_drain_peer(shm, p, SHM_BATCH_PER_RING);
+      found = 1;
+    }
+    if (found) {
+      shm->marks_quiet &= ~one;
+      continue;
+    }
+    if (!(shm->marks_quiet & one)) {
+      shm->marks_quiet |= one; /* empty once: the bit stays */
+      continue;
+    }
+    shm->marks_quiet &= ~one;
+    atomic_fetch_and_explicit(mask, ~one, memory_order_seq_cst);
+    for (int p = bit; p < shm->local_size; p += 64) {
+      if (p == shm->local_rank || !shm_peer_may_have_sent(shm, p))
+        continue;
+      total += shm_drain_peer(shm, p, SHM_BATCH_PER_RING);
+      atomic_fetch_or_explicit(mask, one, memory_order_relaxed);
+    }
+  }
+  return total;
+}
+
 /* The empty poll, most polls of a wait, is a look at each peer's box and
- * ring and no call; only what finds something goes on to deliver. */
+ * ring and no call; only what finds something goes on to deliver.  On a
+ * crowded node it is a look at this rank's marks (shm_mark_sent). */
 static int shm_progress(void *ctx) {
   shm_ctx_t *shm = ctx;
   if (atomic_load_explicit(&shm->deaths_pending, memory_order_relaxed))
     return shm_progress_deliver(shm);
-  for (int k = 0; k < shm->npeers; k++) {
+  for (int k = 0; k < shm->look_npeers; k++) {
     int p = shm->peers[k];
     if (shm_peer_may_have_sent(shm, p))
       return shm_progress_deliver(shm);
+  }
+  /* After the look, which a crowded node skips: a poll that finds a
+   * packet on a node that is not crowded pays nothing for the marks.  A
+   * mark left set over an empty peer makes an empty poll, which goes on. */
+  if (shm->sent_marks != NULL &&
+      atomic_load_explicit(shm->sent_marks, memory_order_relaxed) != 0) {
+    int got = shm_progress_marked(shm);
+    if (got > 0)
+      return got;
   }
   if (shm->demote_len != 0) {
     hc_shm_pool_demote(&shm->pools[shm->local_rank], shm->demote_index,
@@ -1264,6 +1369,7 @@ static hc_status_t shm_read_shared(shm_ctx_t *shm, int peer, pid_t pid,
   }
   shm->help_gen = gen;
   atomic_thread_fence(memory_order_seq_cst);
+  shm_mark_sent(shm, peer);
   shm_wake(shm, peer);
   int err = 0;
   size_t moved;

@@ -51,6 +51,11 @@ struct hc_shm_slot {
   /* 1 while the owner has lately waited for a core more than
    * HCMPI_SHM_STREAM_RUNQ_MAX allows (shm.c: shm_sample_runq). */
   _Atomic uint32_t runq_contended;
+  /* Crowded nodes only (shm.c: shm_mark_sent): bit (p mod 64) set by
+   * local rank p after it published a packet for the owner, cleared by
+   * the owner as it takes them, so its empty poll reads this line, not
+   * every peer's box and ring. */
+  _Atomic uint64_t sent_mask;
   /* A CMA read the owner shares with the peer it reads from (shm.c:
    * shm_read_shared), on a line of its own since both write it: the
    * chunks claimed (generation, next from the front, end of those left
