@@ -673,10 +673,27 @@ static int shmcoll_reduce_scatter_step(hc_shmcoll_op_t *op, uint32_t s) {
   return 1;
 }
 
-/* Chunk 0 (the only one) of a gather(v), collective number s: every
- * block of up to SHMCOLL_ROOTED_BUFFERED_MAX goes through its sender's
- * buffer of number s, larger ones are read in place (hc_shmcoll_rooted_reads;
- * their senders wait for the root), the others follow as messages
+/* Rank r's block of n bytes of rooted op in the buffers of number s (the
+ * last of its span, shmcoll_span_piece): out of them to the op's output
+ * at at (to_op), or from its input at at into them. */
+static void shmcoll_rooted_block_move(const hc_shmcoll_op_t *op, uint32_t s,
+                                      int r, size_t at, size_t n, int to_op) {
+  for (size_t i = 0, moved = 0; moved < n; i++) {
+    size_t len = shmcoll_span_piece_len(op->sc, op->nchunks, i, n);
+    unsigned char *piece = shmcoll_span_piece(op->sc, r, s, op->nchunks, i, n);
+    if (to_op)
+      hc_shmcoll_rooted_put(op, at + moved, piece, len);
+    else
+      hc_shmcoll_rooted_get(op, at + moved, piece, len);
+    moved += len;
+  }
+}
+
+/* The chunk (the only one, or a span's last) of a gather(v), collective
+ * number s: every block of up to SHMCOLL_ROOTED_BUFFERED_MAX goes through
+ * its sender's buffer of number s (or its span's), larger ones are read
+ * in place (hc_shmcoll_rooted_reads; their senders wait for the root),
+ * the others follow as messages
  * (shmcoll_rooted_messages).  A sender of a small block is done once it
  * posted: the root's done guards the buffer's next use, so senders run
  * ahead of the root as far as the small buffers go. */
@@ -684,8 +701,20 @@ static int shmcoll_gather_step(hc_shmcoll_op_t *op, uint32_t s) {
   hc_shmcoll_t *sc = op->sc;
   size_t small = sc->small;
   int me = sc->rank;
+  if (op->at + 1 < op->nchunks) /* a span's numbers meet at its last */
+    return 1;
   if (me != op->root && hc_shmcoll_rooted_reads(op, op->size))
     return hc_shmcoll_gather_read_send(op, s);
+  if (me != op->root && op->nchunks > 1) { /* a span (FINAL, as below) */
+    if (!hc_shmcoll_need(sc, SHMCOLL_DONE, SHMCOLL_ALL,
+                         shmcoll_reuse(sc, s, small)))
+      return 0;
+    shmcoll_rooted_block_move(op, s, me, 0, op->size, 0); /* fits its span */
+    atomic_store_explicit(&sc->lines[me].flag[SHMCOLL_DONE], s,
+                          memory_order_relaxed);
+    shmcoll_publish(sc, SHMCOLL_POSTED, s);
+    return 1;
+  }
   if (me != op->root) {
     size_t n = shmcoll_rooted_buffered(sc, op->size) ? op->size : 0;
     unsigned char packed[SHMCOLL_ROOTED_BUFFERED_MAX];
@@ -710,8 +739,8 @@ static int shmcoll_gather_step(hc_shmcoll_op_t *op, uint32_t s) {
     size_t at = hc_shmcoll_block_at(op->displs, op->each, r);
     if (r != me && hc_shmcoll_rooted_reads(op, n))
       hc_shmcoll_gather_read_block(op, s, r, at, n);
-    else if (r != me && shmcoll_rooted_buffered(sc, n))
-      hc_shmcoll_rooted_put(op, at, shmcoll_buf(sc, r, s, n), n);
+    else if (r != me && shmcoll_rooted_spanned(sc, op->nchunks, n))
+      shmcoll_rooted_block_move(op, s, r, at, n, 1);
   }
   shmcoll_publish(sc, SHMCOLL_DONE, s);
   return 1;
@@ -726,11 +755,13 @@ static int shmcoll_gather_step(hc_shmcoll_op_t *op, uint32_t s) {
 static int shmcoll_scatter_step(hc_shmcoll_op_t *op, uint32_t s) {
   hc_shmcoll_t *sc = op->sc;
   int me = sc->rank;
+  if (op->at + 1 < op->nchunks) /* a span's numbers meet at its last */
+    return 1;
   if (me != op->root) {
     if (!hc_shmcoll_need(sc, SHMCOLL_POSTED, op->root, s))
       return 0;
-    if (shmcoll_rooted_buffered(sc, op->size))
-      hc_shmcoll_rooted_put(op, 0, shmcoll_buf(sc, me, s, op->size), op->size);
+    if (shmcoll_rooted_spanned(sc, op->nchunks, op->size))
+      shmcoll_rooted_block_move(op, s, me, 0, op->size, 1);
     shmcoll_publish(sc, SHMCOLL_DONE, s);
     return 1;
   }
@@ -740,15 +771,16 @@ static int shmcoll_scatter_step(hc_shmcoll_op_t *op, uint32_t s) {
     if (r != me && shmcoll_rooted_buffered(sc, n) && n > widest)
       widest = n;
   }
-  if (!hc_shmcoll_need(sc, SHMCOLL_DONE, SHMCOLL_ALL,
-                       shmcoll_rooted_reuse(sc, s, widest)))
+  uint32_t reuse = op->nchunks > 1 ? shmcoll_reuse(sc, s, sc->small)
+                                   : shmcoll_rooted_reuse(sc, s, widest);
+  if (!hc_shmcoll_need(sc, SHMCOLL_DONE, SHMCOLL_ALL, reuse))
     return 0;
   for (int r = 0; r < sc->size; r++) {
     size_t n = hc_shmcoll_block_len(op->counts, op->each, r);
     size_t at = hc_shmcoll_block_at(op->displs, op->each, r);
-    int buffered = r != me && shmcoll_rooted_buffered(sc, n);
-    if (buffered && op->in_acc != NULL)
-      hc_shmcoll_rooted_get(op, at, shmcoll_buf(sc, r, s, n), n);
+    int buffered = r != me && shmcoll_rooted_spanned(sc, op->nchunks, n);
+    if (buffered && (op->in_acc != NULL || op->nchunks > 1))
+      shmcoll_rooted_block_move(op, s, r, at, n, 0);
     else if (buffered)
       hc_copy_small(shmcoll_buf(sc, r, s, n), op->in + at, n);
     else if (r == me)

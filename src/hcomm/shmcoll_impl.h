@@ -197,7 +197,7 @@ enum shmcoll_what {
   SHMCOLL_OP_BCAST_READ,
   SHMCOLL_OP_REDUCE_READ,
   SHMCOLL_OP_REDUCE_SCATTER_READ,
-  SHMCOLL_OP_GATHER, /* rooted: one number, blocks of one small buffer */
+  SHMCOLL_OP_GATHER, /* rooted: one number, or a span (shmcoll_rooted_span) */
   SHMCOLL_OP_SCATTER
 };
 
@@ -342,7 +342,8 @@ static inline uint32_t shmcoll_reuse(const hc_shmcoll_t *sc, uint32_t s,
  * buffers; at 2 KiB alike, at 4 KiB the messages won (0.48-0.51 against
  * 0.55-0.64).  On a crowded node the large buffers' two numbers pace the
  * senders to the root, who share its cores: 4 ranks on 2 cores, 1 KiB,
- * 2.2-2.6 us against the messages' 1.0-1.2 (bench/NOTES.md, scat18).
+ * 2.2-2.6 us against the messages' 1.0-1.2 (bench/NOTES.md, scat18); a
+ * fixed form's blocks there span small buffers (shmcoll_rooted_span).
  * Larger ones are messages, or read in place by a gather's root
  * (hc_shmcoll_rooted_reads). */
 #define SHMCOLL_ROOTED_BUFFERED_MAX ((size_t)2 << 10)
@@ -354,6 +355,58 @@ static inline int shmcoll_rooted_buffered(const hc_shmcoll_t *sc, size_t len) {
   return len > 0 && (len <= sc->small ||
                      (!sc->crowded && len <= SHMCOLL_ROOTED_BUFFERED_MAX &&
                       len <= sc->chunk));
+}
+
+/* Numbers a gather or scatter takes: one, but on a crowded node a fixed
+ * form's blocks above a small buffer and up to SHMCOLL_ROOTED_BUFFERED_MAX
+ * take a span of consecutive numbers whose small buffers hold them piece
+ * by piece (shmcoll_span_piece), the flags raised at the last number.
+ * The large buffers' two numbers paced the senders to a root that shares
+ * their cores, and messages cost hand-offs of the core per block; the
+ * small buffers' ring lets senders run ahead by depth / span collectives
+ * (4 ranks on 2 cores, Gather 1 KiB 1.7-2.6 -> 0.30-0.42 us, Scatter
+ * 1.0-1.2 -> 0.24-0.42; bench/NOTES.md, coll8).  Not a v-form: a rank
+ * does not know the others' blocks, so every v-form would take the
+ * widest span, and its small blocks the shallower ring (Gatherv 8 B
+ * 0.15 -> 0.22 us, as with HCMPI_COLL_SHM_DEPTH=64). */
+static inline uint32_t shmcoll_rooted_span(const hc_shmcoll_t *sc, int vform,
+                                           size_t len) {
+  if (len <= sc->small || vform || !sc->crowded || /* the usual first */
+      len > SHMCOLL_ROOTED_BUFFERED_MAX)
+    return 1;
+  return (uint32_t)((len + sc->small - 1) / sc->small);
+}
+
+/* Piece i (sc->small bytes, the last one shorter) of rank's block of len
+ * bytes of a gather or scatter whose span of numbers ends at s: the small
+ * buffer of number s - span + 1 + i; with a span of one, the block's
+ * buffer, whole. */
+static inline unsigned char *shmcoll_span_piece(const hc_shmcoll_t *sc,
+                                                int rank, uint32_t s,
+                                                uint32_t span, size_t i,
+                                                size_t len) {
+  if (span == 1)
+    return shmcoll_buf(sc, rank, s, len);
+  return shmcoll_buf(sc, rank, s - span + 1 + (uint32_t)i, sc->small);
+}
+
+/* The bytes of piece i (i x sc->small below len) of a block of len. */
+static inline size_t shmcoll_span_piece_len(const hc_shmcoll_t *sc,
+                                            uint32_t span, size_t i,
+                                            size_t len) {
+  if (span == 1)
+    return len;
+  size_t from = i * sc->small;
+  return len - from < sc->small ? len - from : sc->small;
+}
+
+/* 1 when a block of len bytes of a gather or scatter whose span is span
+ * moves through buffers: its span's, or one (shmcoll_rooted_buffered). */
+static inline int shmcoll_rooted_spanned(const hc_shmcoll_t *sc, uint32_t span,
+                                         size_t len) {
+  if (span > 1)
+    return len > 0 && len <= (size_t)span * sc->small;
+  return shmcoll_rooted_buffered(sc, len);
 }
 
 /* The collective every rank must have finished before blocks of up to
@@ -593,6 +646,12 @@ hc_status_t hc_shmcoll_rooted_now(hc_shmcoll_t *sc, hcomm_comm_t *comm,
                                   unsigned char *out, size_t mine,
                                   const size_t *counts, const size_t *displs,
                                   int root);
+/* The same for a fixed form whose blocks take a span of span numbers
+ * (shmcoll_rooted_span, above one). */
+hc_status_t hc_shmcoll_rooted_span_now(hc_shmcoll_t *sc, hcomm_comm_t *comm,
+                                       int gather, const unsigned char *in,
+                                       unsigned char *out, size_t mine,
+                                       int root, uint32_t span);
 
 /* *failed: 1 on every rank of comm when it was 1 on any (a schedule
  * allreduce). */

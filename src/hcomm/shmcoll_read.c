@@ -350,7 +350,7 @@ int hc_shmcoll_allreduce_read_step(hc_shmcoll_op_t *op, uint32_t s) {
 
 int hc_shmcoll_rooted_reads(const hc_shmcoll_op_t *op, size_t len) {
   return op->rooted_failed != NULL && op->what == SHMCOLL_OP_GATHER &&
-         !shmcoll_rooted_buffered(op->sc, len) &&
+         !shmcoll_rooted_spanned(op->sc, op->nchunks, len) &&
          len >= hc_shmcoll_tuning.rooted_read_min &&
          len < SHMCOLL_ROOTED_READ_BELOW;
 }

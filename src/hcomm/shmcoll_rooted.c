@@ -107,14 +107,15 @@ static hc_status_t shmcoll_rooted_post(const hc_shmcoll_op_t *op, int send,
 
 /* Whether op's block of len bytes for rank r (where this rank is the
  * root; else its own) moves as a message: before its turn of the
- * segment (after 0), or after it (after 1).  Blocks through a buffer
- * (shmcoll_rooted_buffered) never do; those not read in place always before; a
- * gather's read in place (hc_shmcoll_rooted_reads) where its sender's side is
- * an accessor's, which names no address (the sender posts before, the root
- * after), or where the read failed (after, at both ends). */
+ * segment (after 0), or after it (after 1).  Blocks through buffers
+ * (shmcoll_rooted_spanned) never do; those not read in place always
+ * before; a gather's read in place (hc_shmcoll_rooted_reads) where its
+ * sender's side is an accessor's, which names no address (the sender
+ * posts before, the root after), or where the read failed (after, at both
+ * ends). */
 static int shmcoll_rooted_by_message(const hc_shmcoll_op_t *op, int r,
                                      size_t len, int after) {
-  if (len == 0 || shmcoll_rooted_buffered(op->sc, len))
+  if (len == 0 || shmcoll_rooted_spanned(op->sc, op->nchunks, len))
     return 0;
   if (!hc_shmcoll_rooted_reads(op, len))
     return !after;
@@ -207,11 +208,11 @@ static hc_status_t shmcoll_rooted_messages_wait(shmcoll_rooted_msgs_t *m,
 
 /* Whether a gather or scatter on comm runs here: the v-forms always (each
  * block's size is known to both its ends), the others where a block goes
- * through a buffer (shmcoll_rooted_buffered) or would be read in place
- * (HCMPI_COLL_SHM_ROOTED_READ_MIN; in between the schedule's messages are
- * as fast as the segment's) and all of them SHMCOLL_ROOTED_TOTAL_MAX (the
- * same on every rank); where comm has a segment of its own, made now if
- * not yet. */
+ * through buffers (shmcoll_rooted_buffered, shmcoll_rooted_span) or
+ * would be read in place (HCMPI_COLL_SHM_ROOTED_READ_MIN; in between the
+ * schedule's messages are as fast as the segment's) and all of them
+ * SHMCOLL_ROOTED_TOTAL_MAX (the same on every rank); where comm has a
+ * segment of its own, made now if not yet. */
 int hc_shmcoll_rooted_takes(hcomm_comm_t *comm, int vform, size_t bytes) {
   hc_status_t rc;
   size_t read_min = hc_shmcoll_tuning.rooted_read_min;
@@ -222,7 +223,8 @@ int hc_shmcoll_rooted_takes(hcomm_comm_t *comm, int vform, size_t bytes) {
     return 0;
   hc_shmcoll_t *sc = hc_shmcoll_enter(comm, 0, &rc);
   return sc != NULL && (vform || read || bytes <= sc->small ||
-                        shmcoll_rooted_buffered(sc, bytes));
+                        shmcoll_rooted_buffered(sc, bytes) ||
+                        shmcoll_rooted_span(sc, vform, bytes) > 1);
 }
 
 /* The sides of a gather or scatter: buffers, or accessors' streams. */
@@ -260,16 +262,23 @@ static hc_status_t shmcoll_rooted(int what, int vform,
   if (!straight_first && !hc_shmcoll_rooted_takes(comm, vform, mine))
     return HC_ERR_NOT_SUPPORTED;
   if (buffers) {
-    hc_status_t now = hc_shmcoll_rooted_now(
-        comm->shmcoll, comm, what == SHMCOLL_OP_GATHER, sides->in, sides->out,
-        mine, my_counts, my_displs, root);
+    int gather = what == SHMCOLL_OP_GATHER;
+    uint32_t span = shmcoll_rooted_span(comm->shmcoll, vform, mine);
+    hc_status_t now =
+        span == 1
+            ? hc_shmcoll_rooted_now(comm->shmcoll, comm, gather, sides->in,
+                                    sides->out, mine, my_counts, my_displs,
+                                    root)
+            : hc_shmcoll_rooted_span_now(comm->shmcoll, comm, gather, sides->in,
+                                         sides->out, mine, root, span);
     if (now != HC_ERR_NOT_SUPPORTED)
       return now;
   }
   if (straight_first && !hc_shmcoll_rooted_takes(comm, vform, mine))
     return HC_ERR_NOT_SUPPORTED;
   hc_shmcoll_op_t op;
-  hc_shmcoll_op_init(&op, comm->shmcoll, comm, what, 1);
+  hc_shmcoll_op_init(&op, comm->shmcoll, comm, what,
+                     shmcoll_rooted_span(comm->shmcoll, vform, mine));
   op.root = root;
   op.in = sides->in;
   op.out = sides->out;

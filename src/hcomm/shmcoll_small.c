@@ -377,11 +377,43 @@ int hc_shmcoll_op_now_locked(hc_shmcoll_op_t *op) {
   }
 }
 
-hc_status_t hc_shmcoll_rooted_now(hc_shmcoll_t *sc, hcomm_comm_t *comm,
-                                  int gather, const unsigned char *in,
-                                  unsigned char *out, size_t mine,
-                                  const size_t *counts, const size_t *displs,
-                                  int root) {
+/* n bytes of src into rank's block of collective number s, the last of
+ * span (shmcoll_span_piece), and back out of it into dst.  A span of one
+ * (every small block's) first, in one copy. */
+static inline void shmcoll_span_store(const hc_shmcoll_t *sc, int rank,
+                                      uint32_t s, uint32_t span,
+                                      const unsigned char *src, size_t n) {
+  if (span == 1) {
+    hc_copy_small(shmcoll_buf(sc, rank, s, n), src, n);
+    return;
+  }
+  for (size_t i = 0; i * sc->small < n; i++)
+    memcpy(shmcoll_span_piece(sc, rank, s, span, i, n), src + i * sc->small,
+           shmcoll_span_piece_len(sc, span, i, n));
+}
+
+static inline void shmcoll_span_load(const hc_shmcoll_t *sc, int rank,
+                                     uint32_t s, uint32_t span,
+                                     unsigned char *dst, size_t n) {
+  if (span == 1) {
+    hc_copy_small(dst, shmcoll_buf(sc, rank, s, n), n);
+    return;
+  }
+  for (size_t i = 0; i * sc->small < n; i++)
+    memcpy(dst + i * sc->small, shmcoll_span_piece(sc, rank, s, span, i, n),
+           shmcoll_span_piece_len(sc, span, i, n));
+}
+
+/* hc_shmcoll_rooted_now and hc_shmcoll_rooted_span_now: one step, twice
+ * compiled; a span of one a constant there, so that a small gather's or
+ * scatter's path gains no instruction (a root a few instructions slower
+ * than its readers falls into lockstep with them: 2-rank Scatter 8 B
+ * 0.08 -> 0.14 us; bench/NOTES.md, scat18 and coll8). */
+__attribute__((always_inline)) static inline hc_status_t
+shmcoll_rooted_now(hc_shmcoll_t *sc, hcomm_comm_t *comm, int gather,
+                   const unsigned char *in, unsigned char *out, size_t mine,
+                   const size_t *counts, const size_t *displs, int root,
+                   uint32_t span) {
   int me = sc->rank, is_root = me == root;
   size_t widest = mine; /* the largest block through a buffer of this rank */
   if (is_root && counts != NULL) {
@@ -389,18 +421,20 @@ hc_status_t hc_shmcoll_rooted_now(hc_shmcoll_t *sc, hcomm_comm_t *comm,
     for (int r = 0; r < sc->size; r++)
       if (r != me && counts[r] > widest)
         widest = counts[r];
-    if (widest > 0 && !shmcoll_rooted_buffered(sc, widest))
+    if (widest > 0 && !shmcoll_rooted_spanned(sc, span, widest))
       return HC_ERR_NOT_SUPPORTED; /* a message's */
-  } else if (!shmcoll_rooted_buffered(sc, mine)) {
+  } else if (!shmcoll_rooted_spanned(sc, span, mine)) {
     return HC_ERR_NOT_SUPPORTED; /* empty, or a message */
   }
   if (!shmcoll_now_enter(sc, comm))
     return HC_ERR_NOT_SUPPORTED;
-  uint32_t s = sc->seq + 1;
+  uint32_t s = sc->seq + span; /* the flags' number: the span's last */
+  uint32_t reuse = span > 1 ? shmcoll_reuse(sc, s, sc->small)
+                            : shmcoll_rooted_reuse(sc, s, widest);
   /* Senders (a gather) and the root (a scatter) fill buffers; the others
    * read what was posted. */
   int ready = gather != is_root
-                  ? shmcoll_all_done(sc, shmcoll_rooted_reuse(sc, s, widest))
+                  ? shmcoll_all_done(sc, reuse)
                   : shmcoll_now_ready(sc, SHMCOLL_POSTED,
                                       is_root ? SHMCOLL_ALL : root, s);
   if (!ready) {
@@ -410,7 +444,7 @@ hc_status_t hc_shmcoll_rooted_now(hc_shmcoll_t *sc, hcomm_comm_t *comm,
   comm->coll_seq++; /* as hc_shmcoll_run: the tag the op would take */
   _Atomic uint32_t *flag = sc->lines[me].flag;
   if (gather && !is_root) {
-    hc_copy_small(shmcoll_buf(sc, me, s, mine), in, mine);
+    shmcoll_span_store(sc, me, s, span, in, mine);
     atomic_store_explicit(&flag[SHMCOLL_DONE], s, memory_order_relaxed);
     shmcoll_publish(sc, SHMCOLL_POSTED, s);
   } else if (gather) {
@@ -418,7 +452,7 @@ hc_status_t hc_shmcoll_rooted_now(hc_shmcoll_t *sc, hcomm_comm_t *comm,
       unsigned char *block = out + hc_shmcoll_block_at(displs, mine, r);
       size_t n = hc_shmcoll_block_len(counts, mine, r);
       if (r != me && n > 0)
-        hc_copy_small(block, shmcoll_buf(sc, r, s, n), n);
+        shmcoll_span_load(sc, r, s, span, block, n);
       else if (r == me && in != NULL && in != block) /* not in place */
         memcpy(block, in, n);
     }
@@ -427,8 +461,8 @@ hc_status_t hc_shmcoll_rooted_now(hc_shmcoll_t *sc, hcomm_comm_t *comm,
     for (int r = 0; r < sc->size; r++) {
       size_t n = hc_shmcoll_block_len(counts, mine, r);
       if (r != me && n > 0)
-        hc_copy_small(shmcoll_buf(sc, r, s, n),
-                      in + hc_shmcoll_block_at(displs, mine, r), n);
+        shmcoll_span_store(sc, r, s, span,
+                           in + hc_shmcoll_block_at(displs, mine, r), n);
     }
     atomic_store_explicit(&flag[SHMCOLL_DONE], s, memory_order_relaxed);
     shmcoll_publish(sc, SHMCOLL_POSTED, s);
@@ -438,11 +472,28 @@ hc_status_t hc_shmcoll_rooted_now(hc_shmcoll_t *sc, hcomm_comm_t *comm,
       memcpy(out, in + hc_shmcoll_block_at(displs, mine, me),
              hc_shmcoll_block_len(counts, mine, me));
   } else {
-    hc_copy_small(out, shmcoll_buf(sc, me, s, mine), mine);
+    shmcoll_span_load(sc, me, s, span, out, mine);
     shmcoll_publish(sc, SHMCOLL_DONE, s);
   }
   shmcoll_now_leave(sc, s);
   return HC_OK;
+}
+
+hc_status_t hc_shmcoll_rooted_now(hc_shmcoll_t *sc, hcomm_comm_t *comm,
+                                  int gather, const unsigned char *in,
+                                  unsigned char *out, size_t mine,
+                                  const size_t *counts, const size_t *displs,
+                                  int root) {
+  return shmcoll_rooted_now(sc, comm, gather, in, out, mine, counts, displs,
+                            root, 1);
+}
+
+hc_status_t hc_shmcoll_rooted_span_now(hc_shmcoll_t *sc, hcomm_comm_t *comm,
+                                       int gather, const unsigned char *in,
+                                       unsigned char *out, size_t mine,
+                                       int root, uint32_t span) {
+  return shmcoll_rooted_now(sc, comm, gather, in, out, mine, NULL, NULL, root,
+                            span);
 }
 
 /* The small path of an Alltoallv whose blocks to and from this rank are

@@ -43,7 +43,8 @@
  *                       gather-16k, scatter-16k and their -root kinds
  *                       (16 KiB a rank: gather's read in place),
  *                       gather-1k, scatter-1k and their -root kinds (1
- *                       KiB a rank: through the large buffers)); the
+ *                       KiB a rank: through the large buffers, or a span
+ *                       of two small ones where the node is crowded)); the
  *                       survivors
  *                       must get MPIX_ERR_PROC_FAILED from one of their
  *                       next few KINDs, never hang.  Run under hcmpirun

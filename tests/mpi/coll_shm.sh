@@ -192,6 +192,13 @@ HCMPI_SPIN=0 kill_case 2 scatter-16k-root
 for kind in gather-1k gather-1k-root scatter-1k scatter-1k-root; do
     HCMPI_COLL_SHM_CPUS=64 kill_case 4 $kind
 done
+# The same on a crowded node (the segment counting 2 CPUs): spans of two
+# small buffers, spinning and asleep.
+for kind in gather-1k gather-1k-root scatter-1k scatter-1k-root; do
+    HCMPI_COLL_SHM_CPUS=2 kill_case 4 $kind
+done
+HCMPI_COLL_SHM_CPUS=2 HCMPI_SPIN=0 kill_case 4 gather-1k
+HCMPI_COLL_SHM_CPUS=2 HCMPI_SPIN=0 kill_case 4 scatter-1k-root
 # Large bcasts are read from the root's buffer by default (above); the
 # segment's pipeline when that is off.
 HCMPI_COLL_SHM_BCAST_READ_MIN=0 kill_case 4 bcast-large

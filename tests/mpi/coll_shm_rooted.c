@@ -1,6 +1,7 @@
 /* Gather(v) and Scatter(v) on a communicator of one node: the blocking
  * Gather and Scatter of blocks of at most 512 bytes (small buffers), or 2
- * KiB where the node is not crowded (large buffers; 64 KiB in all), or of
+ * KiB (large buffers, or on a crowded node spans of small ones; 64 KiB in
+ * all), or of
  * 16 KiB and more, and every
  * blocking Gatherv and Scatterv run in its shared-memory segment (src/hcomm/shmcoll_rooted.c), the rest by the
  * schedules; checked byte by byte against a serial reference.
@@ -20,11 +21,15 @@
  *                            derived type would stream) at the root and
  *                            one other rank beside others' 100 plain ints
  *                            and empty blocks.  Gather(v) and Scatter(v)
- *                            of blocks of at most 512 bytes, or 2 KiB on
- *                            no more ranks than CPUs (HCMPI_COLL_SHM_CPUS,
- *                            else those online), in place and not, plain
- *                            and strided, move no transport message on 2
- *                            or more ranks (MPI_T counters);
+ *                            of blocks of at most 512 bytes, Gather and
+ *                            Scatter of up to 2 KiB (129, 256, 300 and 512
+ *                            ints: spans of 2, 2, 3 and 4 small buffers
+ *                            on a crowded node), and Gatherv and Scatterv
+ *                            of up to 2 KiB on no more ranks than CPUs
+ *                            (HCMPI_COLL_SHM_CPUS, else those online), in
+ *                            place and not, plain and strided, move no
+ *                            transport message on 2 or more ranks (MPI_T
+ *                            counters);
  *                            nor do the gathers' blocks of 16 KiB and more
  *                            of plain ints at the root, read in place
  *                            (fixed forms of 16 KiB blocks, v-forms of
@@ -32,8 +37,11 @@
  *                            First, on a duplicate of MPI_COMM_WORLD whose
  *                            segment a small Scatter makes, 600 rounds
  *                            (past a small buffer's ring) of Scatter,
- *                            Scatterv, Bcast, Gather and Reduce of 2 ints,
- *                            every root, in place at the root on odd ones.
+ *                            Scatterv, Bcast, Gather and Reduce of 2 ints
+ *                            and Gather and Scatter of 300 ints (spans of
+ *                            three small buffers where crowded, some
+ *                            across the ring's end), every root, in place
+ *                            at the root on odd ones.
  *   coll_shm_rooted noreads  the same, larger blocks by messages allowed
  *                            (reads refused: no CMA).
  *   coll_shm_rooted plain    results only (segments off, tcp, another MPI).
@@ -271,10 +279,12 @@ static long segment_cpus(void)
     return cpus > 0 ? cpus : sysconf(_SC_NPROCESSORS_ONLN);
 }
 
-/* Gather(v) and Scatter(v) of blocks of at most the small buffer, then of
+/* Gather(v) and Scatter(v) of blocks of at most the small buffer, then
+ * Gather and Scatter of up to 2 KiB (through the large buffers, or where
+ * the node is crowded spans of small ones), then Gatherv and Scatterv of
  * up to 2 KiB (through the large buffers where the node is not crowded),
- * plain and strided: no message moves (the larger ones: on no more ranks
- * than CPUs). */
+ * plain and strided: no message moves (the v-forms' larger ones: on no
+ * more ranks than CPUs). */
 static void small_round(MPI_Comm comm, int it)
 {
     int n;
@@ -292,10 +302,18 @@ static void small_round(MPI_Comm comm, int it)
     before = messages_sent();
     for (int inplace = 0; inplace < 2; inplace++) {
         fixed_case(comm, it, 129, inplace);
+        fixed_case(comm, it, 256, inplace);
+        fixed_case(comm, it, 300, inplace);
         fixed_case(comm, it, 512, inplace);
+    }
+    if (counted)
+        CHECK(messages_sent() == before,
+              "Gather and Scatter of up to 2 KiB sent %llu messages on %d ranks",
+              messages_sent() - before, n);
+    before = messages_sent();
+    for (int inplace = 0; inplace < 2; inplace++)
         for (int stride = 1; stride <= 2; stride++)
             gatherv_case(comm, it, SIZES_BUFFERED, inplace, stride);
-    }
     if (counted && n <= segment_cpus())
         CHECK(messages_sent() == before,
               "gathers and scatters of up to 2 KiB sent %llu messages on %d ranks",
@@ -343,17 +361,21 @@ static void any_round(MPI_Comm comm, int it)
 /* Calls past a small buffer's ring (256 deep): on a duplicate of comm,
  * whose first collective (the one that makes its segment) is a small
  * Scatter, 600 rounds of Scatter, Scatterv (in place at the root on odd
- * rounds), Bcast, Gather and Reduce of 2 ints, the root moving each round;
- * every result checked. */
+ * rounds), Bcast, Gather and Reduce of 2 ints, then Gather and Scatter of
+ * WIDE ints (on a crowded node spans of three small buffers, which the
+ * rounds carry across the ring's end), the root moving each round; every
+ * result checked. */
 static void ring_case(MPI_Comm comm)
 {
-    enum { ROUNDS = 600, EACH = 2 };
+    enum { ROUNDS = 600, EACH = 2, WIDE = 300 };
     MPI_Comm dup;
     CHECK(MPI_Comm_dup(comm, &dup) == MPI_SUCCESS, "dup");
     int rank, n;
     MPI_Comm_rank(dup, &rank);
     MPI_Comm_size(dup, &n);
     int *all = mt_malloc(sizeof(int) * (size_t)(n * EACH));
+    int *wide_all = mt_malloc(sizeof(int) * (size_t)(n * WIDE));
+    int *wide = mt_malloc(sizeof(int) * WIDE);
     int *counts = mt_malloc(sizeof(int) * (size_t)n), *displs = mt_malloc(sizeof(int) * (size_t)n);
     for (int r = 0; r < n; r++) {
         counts[r] = EACH;
@@ -403,7 +425,32 @@ static void ring_case(MPI_Comm comm)
                 want += elem(r, root, it + 2, i);
             CHECK(sum[i] == want, "ring reduce it %d: [%d] %d, not %d", it, i, sum[i], want);
         }
+        for (int i = 0; i < WIDE; i++)
+            wide[i] = elem(rank, root, it + 3, i);
+        for (int k = 0; at_root && k < n * WIDE; k++)
+            wide_all[k] = GAP;
+        if (self) /* in place: the root's own block where it belongs */
+            memcpy(wide_all + rank * WIDE, wide, sizeof(int) * WIDE);
+        CHECK(MPI_Gather(self ? MPI_IN_PLACE : wide, WIDE, MPI_INT, wide_all, WIDE, MPI_INT, root,
+                         dup) == MPI_SUCCESS,
+              "wide gather");
+        for (int k = 0; at_root && k < n * WIDE; k++)
+            CHECK(wide_all[k] == elem(k / WIDE, root, it + 3, k % WIDE),
+                  "ring wide gather it %d: [%d]", it, k);
+        for (int k = 0; k < n * WIDE; k++)
+            wide_all[k] = elem(k / WIDE, root, it + 4, k % WIDE);
+        for (int i = 0; i < WIDE; i++)
+            wide[i] = GAP;
+        CHECK(MPI_Scatter(wide_all, WIDE, MPI_INT, self ? MPI_IN_PLACE : wide, WIDE, MPI_INT, root,
+                          dup) == MPI_SUCCESS,
+              "wide scatter");
+        got = self ? wide_all + rank * WIDE : wide;
+        for (int i = 0; i < WIDE; i++)
+            CHECK(got[i] == elem(rank, root, it + 4, i), "ring wide scatter it %d root %d: [%d] %d",
+                  it, root, i, got[i]);
     }
+    free(wide_all);
+    free(wide);
     free(all);
     free(counts);
     free(displs);
