@@ -29,6 +29,8 @@ START_TEST(test_slots_follow_the_header) {
   ck_assert_uint_eq(sizeof(struct hc_shm_slot) % HC_SHM_RING_ALIGN, 0);
   ck_assert_uint_lt(offsetof(struct hc_shm_slot, runq_contended),
                     HC_SHM_RING_ALIGN);
+  ck_assert_uint_lt(offsetof(struct hc_shm_slot, read_until_ns),
+                    HC_SHM_RING_ALIGN);
   ck_assert_uint_eq(offsetof(struct hc_shm_slot, help_claims),
                     HC_SHM_RING_ALIGN);
 }

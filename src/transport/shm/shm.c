@@ -110,10 +110,10 @@
 #include "util/shmseg.h"
 
 #define SHM_MAGIC 0x68636d7069736567ULL /* "hcmpiseg" */
-/* 10: sent_mask in the slots; 8: fast boxes of 2-18 lines (box_bytes); 7:
+/* 11: read_until_ns in the slots; 10: sent_mask in the slots; 8: fast boxes of 2-18 lines (box_bytes); 7:
  * shared CMA reads; 6: runq_contended in the slots; 5: pollable doorbell;
  * 4: fast boxes */
-#define SHM_VERSION 10
+#define SHM_VERSION 11
 #define SHM_NAME_MAX HC_SHMSEG_NAME_MAX
 #define SHM_DEFAULT_CELL_SIZE ((size_t)16 << 10)
 #define SHM_DEFAULT_CELLS 64
@@ -175,6 +175,17 @@
  * read while the helper's chunk is in flight.  The default of
  * HCMPI_SHM_CMA_HELP_MIN is the processor's (util/cpu_profile.c). */
 #define SHM_HELP_CHUNK ((size_t)256 << 10)
+/* A rank whose memory a local peer reads with CMA waits for that peer's
+ * FIN: had it slept, every message of a window cost the reader a futex
+ * wake and the sleeper a membarrier, whose interrupt lands on the reader's
+ * core mid-copy (strace of 1 MiB windows: one of each per message, the
+ * sender's 4000 polls ~60 us against a read of ~50-80 us).  So the reader
+ * publishes how long its read may take, at SHM_READ_POLL_BYTES_PER_NS, at
+ * most SHM_READ_POLL_MAX_NS, and the owner polls rather than sleep until
+ * then; never between ranks that wait for a core (SHM_DEFAULT_RUNQ_MAX),
+ * where polling would take the reader's core share. */
+#define SHM_READ_POLL_BYTES_PER_NS 4
+#define SHM_READ_POLL_MAX_NS 2000000ull
 /* The claims word: generation (16 bits), front and back (24 bits each, in
  * chunks). */
 #define SHM_HELP_CHUNKS_MAX ((1u << 24) - 1)
@@ -1347,6 +1358,29 @@ static int shm_pair_contended(shm_ctx_t *shm, int p) {
  * stay ours until they did).  Any failure of mine closes the claims; a
  * failure of its leaves me the chunks.  HC_ERR_AGAIN: the ring was full,
  * nothing was asked or read. */
+static uint64_t shm_now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Before a read of len bytes of local rank p's memory: p polls, not
+ * sleeps, for the read's expected time (SHM_READ_POLL_BYTES_PER_NS). */
+static void shm_announce_read(shm_ctx_t *shm, int p, size_t len) {
+  uint64_t span = len / SHM_READ_POLL_BYTES_PER_NS;
+  if (span > SHM_READ_POLL_MAX_NS)
+    span = SHM_READ_POLL_MAX_NS;
+  atomic_store_explicit(&shm->slots[p].read_until_ns, shm_now_ns() + span,
+                        memory_order_relaxed);
+}
+
+/* 1 while a local peer reads this rank's memory (shm_announce_read). */
+static int shm_being_read(const shm_ctx_t *shm) {
+  uint64_t until = atomic_load_explicit(
+      &shm->slots[shm->local_rank].read_until_ns, memory_order_relaxed);
+  return until != 0 && shm_now_ns() < until;
+}
+
 static hc_status_t shm_read_shared(shm_ctx_t *shm, int peer, pid_t pid,
                                    void *local, uint64_t remote_addr,
                                    size_t len) {
@@ -1426,9 +1460,12 @@ static hc_status_t shm_cma(shm_ctx_t *shm, int peer_world_rank, void *local,
   pid_t pid = atomic_load_explicit(&shm->slots[peer].pid, memory_order_acquire);
   if (pid <= 0)
     return HC_ERR_STATE;
+  int contended = shm_pair_contended(shm, peer);
+  if (!write && !contended)
+    shm_announce_read(shm, peer, len);
   if (!write && shm->help_min > 0 && len >= shm->help_min &&
       shm->cma_worked[peer] && len / SHM_HELP_CHUNK < SHM_HELP_CHUNKS_MAX &&
-      !shm_pair_contended(shm, peer)) {
+      !contended) {
     hc_status_t rc = shm_read_shared(shm, peer, pid, local, remote_addr, len);
     if (rc != HC_ERR_AGAIN)
       return rc;
@@ -1611,7 +1648,8 @@ static void shm_wait(void *ctx, int timeout_ms) {
     return;
   shm_check_liveness(shm);
   shm_sample_runq(shm);
-  if (atomic_load_explicit(&shm->deaths_pending, memory_order_relaxed))
+  if (atomic_load_explicit(&shm->deaths_pending, memory_order_relaxed) ||
+      shm_being_read(shm))
     return;
   struct hc_shm_slot *slot = &shm->slots[shm->local_rank];
   uint32_t bell = atomic_load_explicit(&slot->doorbell, memory_order_seq_cst);
@@ -1650,7 +1688,7 @@ static int shm_wait_pollfd(void *ctx, int *timeout_ms) {
   if (!shm_sleeper_fence(shm) && (*timeout_ms < 0 || *timeout_ms > 1))
     *timeout_ms = 1;
   if (atomic_load_explicit(&shm->deaths_pending, memory_order_relaxed) ||
-      shm_pending(shm))
+      shm_pending(shm) || shm_being_read(shm))
     return HC_TRANSPORT_WAIT_NOW;
   return shm->bell_fd;
 }

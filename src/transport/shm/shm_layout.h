@@ -56,6 +56,10 @@ struct hc_shm_slot {
    * the owner as it takes them, so its empty poll reads this line, not
    * every peer's box and ring. */
   _Atomic uint64_t sent_mask;
+  /* Written by a local peer about to read the owner's memory with CMA
+   * (shm.c: shm_cma): until this CLOCK_MONOTONIC time (ns) the owner polls
+   * for that peer's answer rather than sleep before it. */
+  _Atomic uint64_t read_until_ns;
   /* A CMA read the owner shares with the peer it reads from (shm.c:
    * shm_read_shared), on a line of its own since both write it: the
    * chunks claimed (generation, next from the front, end of those left
