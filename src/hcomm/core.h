@@ -218,14 +218,16 @@ void hc_progress_policy_init(void);
 void hc_progress_peer_reads(size_t bytes);
 /* A blocking wait that recurs (a window's fence): how long the last one
  * went on past the spin (0: not at all, or not yet), and when the present
- * one went past it; whether it polls through, and the thread's involuntary
- * context switches when it began to; how many such waits sleep as before
- * since one polling through was preempted, and that count now.  Zero it to
+ * one went past it; whether it polls through, until when, and the
+ * thread's CPU time when it began to; the average share (percent) of the
+ * last poll-throughs spent off the core; how many such waits sleep as
+ * before since that passed its bound, and that count now.  Zero it to
  * start. */
 typedef struct hc_progress_recurring {
   uint64_t last_ns, past_spin_ns;
   int polling_through;
-  long preemptions;
+  uint64_t poll_until_ns, poll_cpu_ns;
+  unsigned off_core_percent;
   int sleeps_left, backoff;
 } hc_progress_recurring_t;
 /* Around one such wait (engine lock held): a dedicated rank polls through
