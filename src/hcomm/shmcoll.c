@@ -785,6 +785,8 @@ static int shmcoll_scatter_step(hc_shmcoll_op_t *op, uint32_t s) {
       hc_copy_small(shmcoll_buf(sc, r, s, n), op->in + at, n);
     else if (r == me)
       hc_shmcoll_rooted_own(op, at, 0, n);
+    if (buffered && op->nchunks == 1)
+      shmcoll_scatter_post(sc, r, s);
   }
   atomic_store_explicit(&sc->lines[me].flag[SHMCOLL_DONE], s,
                         memory_order_relaxed); /* published below */

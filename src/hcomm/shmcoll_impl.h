@@ -277,6 +277,11 @@ typedef struct hc_shmcoll {
   size_t seg_size;
   shmcoll_hdr_t *hdr;
   shmcoll_line_t *lines;
+  /* After the lines, the communicator's segment only (NULL in a lane):
+   * per rank and small buffer's place in the ring, the number of the
+   * last scatter whose root posted a block to the rank there
+   * (shmcoll_scatter_post). */
+  _Atomic uint32_t *posts;
   unsigned char *data;
   struct hc_shmcoll *lanes; /* the communicator's segment: its lanes */
   int nlanes, lanes_taken; /* all of them, the ordinary ones claimed */
@@ -438,6 +443,50 @@ static inline int shmcoll_all_done(hc_shmcoll_t *sc, uint32_t want) {
   if (shmcoll_reached(least, sc->done_seen))
     sc->done_seen = least;
   return shmcoll_reached(least, want);
+}
+
+/* Words apart of two posts (shmcoll_scatter_post): a line, so that a
+ * reader waiting for one does not hold the line that the root writes the
+ * next one in.  Packed words (1 apart) brought the lockstep back: 2-rank
+ * Scatterv 8 B 0.09 -> 0.13 us (bench/NOTES.md, scat19). */
+#define SHMCOLL_POST_STRIDE (SHMCOLL_LINE / sizeof(uint32_t))
+
+/* Rank's post word for collective number s. */
+static inline _Atomic uint32_t *shmcoll_post_word(const hc_shmcoll_t *sc,
+                                                  int rank, uint32_t s) {
+  size_t at = (size_t)rank * (size_t)sc->depth +
+              (s & ((uint32_t)sc->depth - 1)); /* a power of two */
+  return sc->posts + at * SHMCOLL_POST_STRIDE;
+}
+
+/* A scatter's root, once rank's block of collective number s (one
+ * number, not a span) is in rank's buffer: posts it in a word of its
+ * own, beside the flags it publishes after.  A reader that waits there
+ * (shmcoll_scatter_posted) rather than at the root's posted flag leaves
+ * that line with the root: a root a few instructions slower than its
+ * reader otherwise fell into lockstep with it, each publication waiting
+ * for the flag's line to come back (2-rank Scatterv 8 B 0.15 against
+ * Scatter's 0.06 us; bench/NOTES.md, scat19). */
+static inline void shmcoll_scatter_post(hc_shmcoll_t *sc, int rank,
+                                        uint32_t s) {
+  if (sc->posts != NULL)
+    atomic_store_explicit(shmcoll_post_word(sc, rank, s), s,
+                          memory_order_release);
+}
+
+/* 1 when this rank's block of scatter number s was posted (within a few
+ * looks, one on a crowded node; as shmcoll_now_ready).  Its own word
+ * holds only s or an older scatter's number (the ring: a root posts
+ * number s here only once this rank finished s - depth). */
+static inline int shmcoll_scatter_posted(const hc_shmcoll_t *sc, uint32_t s) {
+  if (sc->posts == NULL)
+    return 0;
+  _Atomic uint32_t *word = shmcoll_post_word(sc, sc->rank, s);
+  int looks = sc->crowded ? 1 : SHMCOLL_FLAG_LOOKS;
+  for (int i = 0; i < looks; i++)
+    if (atomic_load_explicit(word, memory_order_acquire) == s)
+      return 1;
+  return 0;
 }
 
 /* Wakes the ranks asleep on the segment (shmcoll_publish saw some). */

@@ -156,8 +156,12 @@ static int shmcoll_depth_for(int n) {
   return depth;
 }
 
-static size_t shmcoll_data_offset(int n) {
-  size_t at = SHMCOLL_LINE + (size_t)n * sizeof(shmcoll_line_t);
+/* Where the buffers start: after the header, the lines and the scatters'
+ * posts (shmcoll_impl.h), on a page. */
+static size_t shmcoll_data_offset(const hc_shmcoll_t *sc) {
+  size_t at = SHMCOLL_LINE + (size_t)sc->size * sizeof(shmcoll_line_t) +
+              (size_t)sc->size * (size_t)sc->depth * SHMCOLL_POST_STRIDE *
+                  sizeof(uint32_t);
   return (at + 4095) / 4096 * 4096;
 }
 
@@ -184,7 +188,7 @@ static int shmcoll_lanes_for(int n, size_t *small) {
 
 /* Where the lanes start: after the large buffers. */
 static size_t shmcoll_lanes_offset(const hc_shmcoll_t *sc) {
-  return shmcoll_data_offset(sc->size) + sc->small_bytes +
+  return shmcoll_data_offset(sc) + sc->small_bytes +
          (2 * (size_t)sc->size + 2) * sc->chunk;
 }
 
@@ -231,6 +235,7 @@ static hc_status_t shmcoll_map(hc_shmcoll_t *sc, int fd, size_t size) {
   sc->seg_size = size;
   sc->hdr = base;
   sc->lines = (shmcoll_line_t *)(sc->base + SHMCOLL_LINE);
+  sc->posts = (_Atomic uint32_t *)(sc->lines + sc->size);
   return HC_OK;
 }
 
@@ -311,7 +316,7 @@ static void shmcoll_format(hc_shmcoll_t *sc) {
   shmcoll_hdr_t *hdr = sc->hdr;
   hdr->nranks = (uint32_t)sc->size;
   hdr->chunk = (uint32_t)sc->chunk;
-  hdr->data_offset = shmcoll_data_offset(sc->size);
+  hdr->data_offset = shmcoll_data_offset(sc);
   hdr->seg_size = sc->seg_size;
   hdr->nlanes = (uint32_t)sc->nlanes;
   hdr->lane_small = (uint32_t)sc->lane_small;
@@ -328,6 +333,10 @@ static void shmcoll_format(hc_shmcoll_t *sc) {
                (uint32_t)hc_engine.cpu_size <= hdr->cpus &&
                hc_env_bool("HCMPI_SHM_LIGHT_FENCE", 1);
   shmcoll_lines_format(sc->lines, sc->size);
+  /* Not 0, which a scatter's number reaches after 256 collectives. */
+  for (int r = 0; r < sc->size; r++)
+    for (uint32_t at = 0; at < (uint32_t)sc->depth; at++)
+      atomic_store(shmcoll_post_word(sc, r, at), SHMCOLL_SEQ0);
   for (int l = 0; l < sc->nlanes; l++) /* the wide lanes at their claims */
     shmcoll_lines_format(shmcoll_lane_lines(sc, l), sc->size);
   atomic_thread_fence(memory_order_release);

@@ -433,10 +433,11 @@ shmcoll_rooted_now(hc_shmcoll_t *sc, hcomm_comm_t *comm, int gather,
                             : shmcoll_rooted_reuse(sc, s, widest);
   /* Senders (a gather) and the root (a scatter) fill buffers; the others
    * read what was posted. */
-  int ready = gather != is_root
-                  ? shmcoll_all_done(sc, reuse)
-                  : shmcoll_now_ready(sc, SHMCOLL_POSTED,
-                                      is_root ? SHMCOLL_ALL : root, s);
+  /* A scatter's reader at its post word first (shmcoll_scatter_post). */
+  int ready = gather != is_root ? shmcoll_all_done(sc, reuse)
+              : (!gather && span == 1 && shmcoll_scatter_posted(sc, s)) ||
+                  shmcoll_now_ready(sc, SHMCOLL_POSTED,
+                                    is_root ? SHMCOLL_ALL : root, s);
   if (!ready) {
     hc_engine_unlock();
     return HC_ERR_NOT_SUPPORTED;
@@ -460,9 +461,12 @@ shmcoll_rooted_now(hc_shmcoll_t *sc, hcomm_comm_t *comm, int gather,
   } else if (is_root) {
     for (int r = 0; r < sc->size; r++) {
       size_t n = hc_shmcoll_block_len(counts, mine, r);
-      if (r != me && n > 0)
+      if (r != me && n > 0) {
         shmcoll_span_store(sc, r, s, span,
                            in + hc_shmcoll_block_at(displs, mine, r), n);
+        if (span == 1)
+          shmcoll_scatter_post(sc, r, s);
+      }
     }
     atomic_store_explicit(&flag[SHMCOLL_DONE], s, memory_order_relaxed);
     shmcoll_publish(sc, SHMCOLL_POSTED, s);

@@ -41,7 +41,10 @@
  *                            and Gather and Scatter of 300 ints (spans of
  *                            three small buffers where crowded, some
  *                            across the ring's end), every root, in place
- *                            at the root on odd ones.
+ *                            at the root on odd ones.  Then 1,500
+ *                            Scatters and Scatterv of 2, 100 and 300 ints
+ *                            back to back, a slow root every 7th, an
+ *                            Iscatterv every 11th, a Bcast every 13th.
  *   coll_shm_rooted noreads  the same, larger blocks by messages allowed
  *                            (reads refused: no CMA).
  *   coll_shm_rooted plain    results only (segments off, tcp, another MPI).
@@ -457,6 +460,72 @@ static void ring_case(MPI_Comm comm)
     CHECK(MPI_Comm_free(&dup) == MPI_SUCCESS, "free");
 }
 
+/* Scatters back to back past the ring several times (a reader waits at
+ * its post word, shmcoll_impl.h): 1,500 rounds on a duplicate of comm of
+ * Scatter or Scatterv (every other round) of 2, 100 or 300 ints (a small
+ * buffer; a large one, or a span on a crowded node), the root moving every
+ * 50 rounds, slow (a 30 us sleep) every 7th round so that readers reach
+ * the op's waits, an Iscatter (the op's path) every 11th and a Bcast
+ * every 13th; every block checked, the gaps untouched. */
+static void posts_case(MPI_Comm comm)
+{
+    enum { ROUNDS = 1500, WIDEST = 300 };
+    static const int each_of[3] = {2, 100, 300};
+    MPI_Comm dup;
+    CHECK(MPI_Comm_dup(comm, &dup) == MPI_SUCCESS, "dup");
+    int rank, n;
+    MPI_Comm_rank(dup, &rank);
+    MPI_Comm_size(dup, &n);
+    int *all = mt_malloc(sizeof(int) * (size_t)(n * (WIDEST + 1)));
+    int *mine = mt_malloc(sizeof(int) * (WIDEST + 1));
+    int *counts = mt_malloc(sizeof(int) * (size_t)n), *displs = mt_malloc(sizeof(int) * (size_t)n);
+    for (int it = 0; it < ROUNDS; it++) {
+        int root = (it / 50) % n, each = each_of[it % 3];
+        for (int r = 0; r < n; r++) {
+            counts[r] = each;
+            displs[r] = (n - 1 - r) * (each + 1); /* reverse, a gap after each */
+        }
+        for (int r = 0; r < n; r++)
+            for (int i = 0; i < each; i++)
+                all[displs[r] + i] = elem(r, root, it, i);
+        for (int i = 0; i <= each; i++)
+            mine[i] = GAP;
+        if (rank == root && it % 7 == 0)
+            usleep(30);
+        if (it % 11 == 0) {
+            MPI_Request req;
+            CHECK(MPI_Iscatterv(all, counts, displs, MPI_INT, mine, each, MPI_INT, root, dup,
+                                &req) == MPI_SUCCESS,
+                  "iscatterv");
+            CHECK(MPI_Wait(&req, MPI_STATUS_IGNORE) == MPI_SUCCESS, "wait");
+        } else if (it % 2 == 0) {
+            CHECK(MPI_Scatterv(all, counts, displs, MPI_INT, mine, each, MPI_INT, root, dup) ==
+                      MPI_SUCCESS,
+                  "scatterv");
+        } else {
+            for (int r = 0; r < n; r++) /* the fixed form's layout */
+                for (int i = 0; i < each; i++)
+                    all[r * each + i] = elem(r, root, it, i);
+            CHECK(MPI_Scatter(all, each, MPI_INT, mine, each, MPI_INT, root, dup) == MPI_SUCCESS,
+                  "scatter");
+        }
+        for (int i = 0; i < each; i++)
+            CHECK(mine[i] == elem(rank, root, it, i), "posts it %d root %d each %d: [%d] %d", it,
+                  root, each, i, mine[i]);
+        CHECK(mine[each] == GAP, "posts it %d: past the block %d", it, mine[each]);
+        if (it % 13 == 0) {
+            int word = rank == root ? it : GAP;
+            CHECK(MPI_Bcast(&word, 1, MPI_INT, root, dup) == MPI_SUCCESS, "bcast");
+            CHECK(word == it, "posts bcast it %d: %d", it, word);
+        }
+    }
+    free(all);
+    free(mine);
+    free(counts);
+    free(displs);
+    CHECK(MPI_Comm_free(&dup) == MPI_SUCCESS, "free");
+}
+
 int main(int argc, char **argv)
 {
     int plain = argc > 1 && strcmp(argv[1], "plain") == 0;
@@ -474,6 +543,7 @@ int main(int argc, char **argv)
     MPI_Comm_split(MPI_COMM_WORLD, wrank % 2, wsize - wrank, &split);
     MPI_Comm comms[2] = {MPI_COMM_WORLD, split};
     ring_case(MPI_COMM_WORLD);
+    posts_case(MPI_COMM_WORLD);
     for (int k = 0; k < 2; k++) /* makes the segments (messages) */
         CHECK(MPI_Barrier(comms[k]) == MPI_SUCCESS, "barrier");
     for (int it = 0; it < 3; it++) {
