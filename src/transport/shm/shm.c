@@ -1498,13 +1498,16 @@ static size_t shm_stream_read_min(shm_ctx_t *shm, int p) {
 }
 
 /* The same for a lone rendezvous, nothing behind it: from lone_read_min
- * too.  Streamed through cells, a lone message's two copies (the
- * receiver's pulling every line from the sender's core) took 2-5x one
- * read (bench/NOTES.md, lat19: 16 KiB 4 against 1.7 us); a stream's
- * copies overlap, which one read after another does not (mid18: reading
- * from 8 KiB cost windows at 12-24 KiB ~25 %). */
+ * too, where the pair may read at all.  Streamed through cells, a lone
+ * message's two copies (the receiver's pulling every line from the
+ * sender's core) took 2-5x one read (bench/NOTES.md, lat19: 16 KiB 4
+ * against 1.7 us); a stream's copies overlap, which one read after
+ * another does not (mid18: reading from 8 KiB cost windows at 12-24 KiB
+ * ~25 %). */
 static size_t shm_lone_read_min(shm_ctx_t *shm, int p) {
   size_t min = shm_stream_read_min(shm, p);
+  if (!shm->cma_enabled || shm->cma_off[p])
+    return min;
   return shm->lone_read_min < min ? shm->lone_read_min : min;
 }
 
@@ -1544,9 +1547,7 @@ static size_t shm_eager_max_now(void *ctx, int peer_world_rank,
     return 0;
   if (in_stream || !hc_shm_ring_drained(&shm->out[p]))
     return shm->eager_busy_max;
-  size_t read_min = shm->cma_enabled && !shm->cma_off[p]
-                        ? shm_lone_read_min(shm, p)
-                        : shm_stream_read_min(shm, p);
+  size_t read_min = shm_lone_read_min(shm, p);
   if (read_min <= shm->eager_max + 1)
     return 0;
   return read_min - 1 < shm->eager_busy_max ? read_min - 1
