@@ -24,6 +24,7 @@ static const hc_cpu_profile_t cpu_profile_amd = {
     .shm_cma_help_min = (size_t)1 << 20,
     .coll_shm_stream_min = (size_t)16 << 10,
     .shm_eager_max = (size_t)16 << 10,
+    .shm_lone_read_min = (size_t)4 << 20,
 };
 
 /* Measured on an Intel Xeon VM (family 6 model 167, 2 vCPUs; bench/NOTES.md,
@@ -45,7 +46,10 @@ static const hc_cpu_profile_t cpu_profile_amd = {
  * 8 KiB.  That rendezvous wins only as one CMA read of a lone message:
  * behind unread packets or an unfinished rendezvous (a stream), a message
  * of up to a cell goes eager all the same (window 64: 8193 B 12.7k against
- * 9.0k MB/s, 10 KiB 13.5k against 11.2k; mid17), hence eager_busy_max. */
+ * 9.0k MB/s, 10 KiB 13.5k against 11.2k; mid17), hence eager_busy_max.
+ * A lone rendezvous below 32 KiB is read with CMA too, not streamed nor
+ * sent eager: 12-24 KiB ping-pong 1.4-2.2 against 7-13 us at load 5, the
+ * bimodal 16 KiB of mid18 (bench/NOTES.md, lat19); hence lone_read_min. */
 static const hc_cpu_profile_t cpu_profile_intel = {
     .name = "intel",
     .shm_cma_min = (size_t)32 << 10,
@@ -53,6 +57,7 @@ static const hc_cpu_profile_t cpu_profile_intel = {
     .coll_shm_stream_min = 0,
     .shm_eager_max = (size_t)8 << 10,
     .shm_eager_busy_max = (size_t)16 << 10,
+    .shm_lone_read_min = (size_t)8 << 10,
 };
 
 /* Machines never measured keep the values hcmpi shipped with before
@@ -64,6 +69,7 @@ static const hc_cpu_profile_t cpu_profile_generic = {
     .shm_cma_help_min = (size_t)1 << 20,
     .coll_shm_stream_min = (size_t)16 << 10,
     .shm_eager_max = (size_t)16 << 10,
+    .shm_lone_read_min = (size_t)4 << 20,
 };
 
 static const hc_cpu_profile_t *cpu_profile_by_name(const char *name) {
@@ -112,6 +118,8 @@ int hc_cpu_profile_default(const char *name, size_t *bytes) {
     *bytes = p->coll_shm_stream_min;
   else if (strcmp(name, "HCMPI_SHM_EAGER_BUSY_MAX") == 0)
     *bytes = p->shm_eager_busy_max;
+  else if (strcmp(name, "HCMPI_SHM_LONE_READ_MIN") == 0)
+    *bytes = p->shm_lone_read_min;
   else
     return -1;
   return 0;

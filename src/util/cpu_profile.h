@@ -24,6 +24,10 @@ typedef struct hc_cpu_profile {
   /* HCMPI_SHM_EAGER_BUSY_MAX: the largest eager message between ranks of
    * a node while the pair is busy (the shm transport's eager_max_now). */
   size_t shm_eager_busy_max;
+  /* HCMPI_SHM_LONE_READ_MIN: a lone rendezvous of at least this many
+   * bytes is read with CMA even below shm_cma_min (the shm transport's
+   * get_min and eager_max_now); as large as shm_cma_min turns it off. */
+  size_t shm_lone_read_min;
 } hc_cpu_profile_t;
 
 /* The profile of the processor this process runs on, identified by cpuid

@@ -233,20 +233,27 @@ const hc_env_entry_t hc_env_table[] = {
      "from the back), unless either waits for a core "
      "(HCMPI_SHM_STREAM_RUNQ_MAX); 0 never; the default is the processor's "
      "(HCMPI_CPU_PROFILE)"},
+    {"HCMPI_SHM_LONE_READ_MIN", "auto: 4m; 8k on Intel", "library",
+     "a lone rendezvous between ranks of a node (nothing else in the ring "
+     "between them) of at least this many bytes is read with CMA even "
+     "below HCMPI_SHM_CMA_MIN, and a lone message below it is sent eager "
+     "up to HCMPI_SHM_EAGER_BUSY_MAX rather than streamed; as large as "
+     "HCMPI_SHM_CMA_MIN: off; the default is the processor's "
+     "(HCMPI_CPU_PROFILE)"},
     {"HCMPI_SHM_EAGER_BUSY_MAX", "auto: 0; 16k on Intel", "library",
      "while HCMPI_EAGER_LIMIT is unset, messages between ranks of a node "
      "above the processor's eager limit, up to this many bytes (and what "
      "one cell holds), still go eager while they follow others in a stream "
      "(the last rendezvous to that rank unfinished, or the ring to it "
      "holding packets it has not read yet), or while the pair would stream "
-     "a rendezvous through its cells rather than read it with CMA; a lone "
-     "message stays a rendezvous; 0 never; the default is the processor's "
+     "a lone rendezvous through its cells rather than read it with CMA "
+     "(HCMPI_SHM_LONE_READ_MIN); 0 never; the default is the processor's "
      "(HCMPI_CPU_PROFILE)"},
     {"HCMPI_CPU_PROFILE", "auto", "library",
      "tests only: amd, intel or generic names the processor profile whose "
      "defaults the shared-memory thresholds take (HCMPI_SHM_CMA_MIN, "
      "HCMPI_SHM_CMA_HELP_MIN, HCMPI_COLL_SHM_STREAM_MIN, "
-     "HCMPI_SHM_EAGER_BUSY_MAX, the eager limit between ranks of a node "
+     "HCMPI_SHM_EAGER_BUSY_MAX, HCMPI_SHM_LONE_READ_MIN, the eager limit between ranks of a node "
      "while HCMPI_EAGER_LIMIT is unset); unset: "
      "cpuid's vendor (AMD: amd, Intel: intel, others and non-x86: "
      "generic)"},
@@ -446,6 +453,7 @@ const hc_env_bounds_t hc_env_bounds[] = {
     {"HCMPI_SHM_CMA_MIN", 1, 0, 64 * ENV_GIB},
     {"HCMPI_SHM_STREAM_RUNQ_MAX", 0, 0, 100},
     {"HCMPI_SHM_CMA_HELP_MIN", 1, 0, 64 * ENV_GIB},
+    {"HCMPI_SHM_LONE_READ_MIN", 1, 0, 64 * ENV_GIB},
     {"HCMPI_SHM_EAGER_BUSY_MAX", 1, 0, 64 * ENV_GIB},
     {"HCMPI_SHM_CELLS", 0, 2, 65536},
     {"HCMPI_SHM_LIVENESS_MS", 0, 1, ENV_DAY_MS},

@@ -3,11 +3,13 @@
  * transport's eager_max_now), on 2 ranks with 16 KiB cells (16320 payload
  * bytes after the 64-byte header).  argv[1] names how the script set the
  * pair up:
- *   read    HCMPI_SHM_CMA_MIN=0: a rendezvous is read with CMA, so a lone
- *           message above 8 KiB is a rendezvous;
- *   stream  HCMPI_SHM_STREAM_RUNQ_MAX=100: the pair never counts as
- *           contended and would stream a rendezvous below 32 KiB through
- *           its cells, so every message up to a cell goes eager.
+ *   read    HCMPI_SHM_CMA_MIN=0, or the profile's HCMPI_SHM_LONE_READ_MIN
+ *           (8 KiB) with the pair never contended: a lone rendezvous is
+ *           read with CMA, so a lone message above 8 KiB is a rendezvous;
+ *   stream  HCMPI_SHM_STREAM_RUNQ_MAX=100 and HCMPI_SHM_LONE_READ_MIN=32k:
+ *           the pair never counts as contended and would stream even a
+ *           lone rendezvous below 32 KiB through its cells, so every
+ *           lone message up to a cell goes eager.
  * Part 1, lone messages (one at a time, each after a go-ahead): 8192, 8193,
  * 12288, 16320 and 16321 bytes, each received from MPI_ANY_SOURCE, after
  * MPI_Probe (its count), and into a buffer one byte short

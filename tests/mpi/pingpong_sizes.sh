@@ -14,6 +14,13 @@ done
 for light in 1 0; do
     HCMPI_SPIN=0 HCMPI_SHM_LIGHT_FENCE=$light run_mpi_ok 2 pingpong_sizes
 done
+# Lone rendezvous of 8-32 KiB read with CMA (intel's HCMPI_SHM_LONE_READ_MIN)
+# on a pair never judged contended, and the same streamed (the rule off),
+# every wait asleep at once: no wake-up of the read's RTS, CTS or FIN lost.
+for lone in 8k 32k; do
+    HCMPI_CPU_PROFILE=intel HCMPI_SHM_STREAM_RUNQ_MAX=100 HCMPI_SPIN=0 \
+        HCMPI_SHM_LONE_READ_MIN=$lone run_mpi_ok 2 pingpong_sizes
+done
 # The ranks' HCMPI_SHM_LIGHT_FENCE differ: the node's segment carries local
 # rank 0's choice, which decides how every rank sleeps, and a rank sends
 # light only where that choice and its own setting allow.  Otherwise a

@@ -97,6 +97,21 @@ START_TEST(test_cpu_profile_gives_the_collective_stream_default) {
 }
 END_TEST
 
+/* A lone rendezvous below HCMPI_SHM_CMA_MIN is read with CMA on Intel
+ * from its first byte above the eager limit; elsewhere the lone rule is
+ * off (as large as the profile's CMA minimum). */
+START_TEST(test_cpu_profile_lone_read_from_the_eager_limit_on_intel_only) {
+  const hc_cpu_profile_t *p = profile_named("intel");
+  ck_assert_uint_eq(p->shm_lone_read_min, p->shm_eager_max);
+  ck_assert_uint_lt(p->shm_lone_read_min, p->shm_cma_min);
+  const char *names[] = {"amd", "generic"};
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+    p = profile_named(names[i]);
+    ck_assert_uint_eq(p->shm_lone_read_min, p->shm_cma_min);
+  }
+}
+END_TEST
+
 START_TEST(test_cpu_profile_loses_to_an_explicit_setting) {
   const char *names[] = {"amd", "intel", "generic"};
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
@@ -125,6 +140,9 @@ START_TEST(test_cpu_profile_default_by_name_is_the_profile_field) {
   ck_assert_int_eq(hc_cpu_profile_default("HCMPI_SHM_EAGER_BUSY_MAX", &bytes),
                    0);
   ck_assert_uint_eq(bytes, p->shm_eager_busy_max);
+  ck_assert_int_eq(hc_cpu_profile_default("HCMPI_SHM_LONE_READ_MIN", &bytes),
+                   0);
+  ck_assert_uint_eq(bytes, p->shm_lone_read_min);
   bytes = 7;
   ck_assert_int_eq(hc_cpu_profile_default("HCMPI_SHM_CELLS", &bytes), -1);
   ck_assert_uint_eq(bytes, 7);
@@ -137,6 +155,8 @@ static Suite *cpu_profile_suite(void) {
   tcase_add_test(tc, test_cpu_profile_amd_keeps_the_values_measured_there);
   tcase_add_test(tc, test_cpu_profile_intel_reads_with_cma_and_copies_cached);
   tcase_add_test(tc, test_cpu_profile_generic_keeps_the_values_shipped_before);
+  tcase_add_test(tc,
+                 test_cpu_profile_lone_read_from_the_eager_limit_on_intel_only);
   tcase_add_test(tc, test_cpu_profile_unset_or_unknown_follows_the_cpu_vendor);
   tcase_add_test(tc, test_cpu_profile_gives_the_collective_stream_default);
   tcase_add_test(tc, test_cpu_profile_loses_to_an_explicit_setting);

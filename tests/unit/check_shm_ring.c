@@ -73,6 +73,27 @@ START_TEST(test_ring_empty_then_fifo_order) {
 }
 END_TEST
 
+/* The consumer's test for a lone packet (the shm transport's lone
+ * rendezvous): true with none or one unread, false with two, true again
+ * once the first is taken, while the packet at the head stays unread. */
+START_TEST(test_ring_holds_at_most_one_counts_unread_packets) {
+  void *mem = ring_region(CELL, NCELLS);
+  hc_shm_ring_t prod, cons;
+  ck_assert_int_eq(hc_shm_ring_attach(&prod, mem), HC_OK);
+  ck_assert_int_eq(hc_shm_ring_attach(&cons, mem), HC_OK);
+  ck_assert_int_ne(hc_shm_ring_holds_at_most_one(&cons), 0);
+  ck_assert_int_eq(push_u32(&prod, 7), HC_OK);
+  ck_assert_int_ne(hc_shm_ring_holds_at_most_one(&cons), 0);
+  ck_assert_int_eq(push_u32(&prod, 8), HC_OK);
+  ck_assert_int_eq(hc_shm_ring_holds_at_most_one(&cons), 0);
+  ck_assert_uint_eq(pop_u32(&cons), 7);
+  ck_assert_int_ne(hc_shm_ring_holds_at_most_one(&cons), 0);
+  ck_assert_uint_eq(pop_u32(&cons), 8);
+  ck_assert_int_ne(hc_shm_ring_holds_at_most_one(&cons), 0);
+  free(mem);
+}
+END_TEST
+
 START_TEST(test_ring_full_returns_again_and_recovers) {
   void *mem = ring_region(CELL, NCELLS);
   hc_shm_ring_t prod, cons;
@@ -319,6 +340,7 @@ static Suite *shm_ring_suite(void) {
   tcase_set_timeout(tc, 180);
   tcase_add_test(tc, test_ring_rejects_bad_shapes);
   tcase_add_test(tc, test_ring_empty_then_fifo_order);
+  tcase_add_test(tc, test_ring_holds_at_most_one_counts_unread_packets);
   tcase_add_test(tc, test_ring_full_returns_again_and_recovers);
   tcase_add_test(tc, test_ring_wraps_around_many_times);
   tcase_add_test(tc, test_ring_cell_size_limit_and_gather);

@@ -1,8 +1,9 @@
 /*
  * The shm transport: ranks of one node exchange packets through one POSIX
  * shared segment, and read each other's memory directly with
- * process_vm_readv (CMA) for rendezvous of HCMPI_SHM_CMA_MIN bytes or more
- * (smaller ones stream through the pools: shm_get_min).
+ * process_vm_readv (CMA) for rendezvous of HCMPI_SHM_CMA_MIN bytes or more,
+ * and lone ones of HCMPI_SHM_LONE_READ_MIN or more (smaller ones stream
+ * through the pools: shm_get_min).
  *
  * Segment layout (offsets from the mapping's base):
  *   0                 struct hc_shm_seg_hdr (magic, version, shape)
@@ -267,6 +268,7 @@ typedef struct shm_ctx {
   unsigned char *in_corrupt; /* in[peer] held garbage: no longer read */
   int cma_enabled;
   size_t cma_min; /* HCMPI_SHM_CMA_MIN: smaller rendezvous stream */
+  size_t lone_read_min; /* HCMPI_SHM_LONE_READ_MIN: lone ones read */
   /* Waiting for a core (SHM_DEFAULT_RUNQ_MAX): the schedstat of the thread
    * that initialised (-1: none), HCMPI_SHM_STREAM_RUNQ_MAX, and the last
    * sample, taken by one thread at a time (runq_busy). */
@@ -641,6 +643,8 @@ static hc_status_t shm_init(const hc_transport_init_args_t *args, void **ctx) {
   shm->cma_enabled = hc_env_bool("HCMPI_SHM_CMA", 1);
   const hc_cpu_profile_t *cpu = hc_cpu_profile();
   shm->cma_min = hc_env_size("HCMPI_SHM_CMA_MIN", cpu->shm_cma_min);
+  shm->lone_read_min =
+      hc_env_size("HCMPI_SHM_LONE_READ_MIN", cpu->shm_lone_read_min);
   shm->runq_max =
       hc_env_long("HCMPI_SHM_STREAM_RUNQ_MAX", SHM_DEFAULT_RUNQ_MAX);
   atomic_flag_clear(&shm->runq_busy);
@@ -1485,13 +1489,38 @@ static hc_status_t shm_get(void *ctx, int peer_world_rank, void *local,
   return shm_cma(ctx, peer_world_rank, local, remote_addr, len, 0);
 }
 
+/* The smallest rendezvous with local rank p read with CMA when it is one
+ * of a stream (others behind it): every one while the pair waits for a
+ * core, else from cma_min. */
+static size_t shm_stream_read_min(shm_ctx_t *shm, int p) {
+  shm_sample_runq(shm);
+  return shm_pair_contended(shm, p) ? 0 : shm->cma_min;
+}
+
+/* The same for a lone rendezvous, nothing behind it: from lone_read_min
+ * too, where the pair may read at all.  Streamed through cells, a lone
+ * message's two copies (the receiver's pulling every line from the
+ * sender's core) took 2-5x one read (bench/NOTES.md, lat19: 16 KiB 4
+ * against 1.7 us); a stream's copies overlap, which one read after
+ * another does not (mid18: reading from 8 KiB cost windows at 12-24 KiB
+ * ~25 %). */
+static size_t shm_lone_read_min(shm_ctx_t *shm, int p) {
+  size_t min = shm_stream_read_min(shm, p);
+  if (!shm->cma_enabled || shm->cma_off[p])
+    return min;
+  return shm->lone_read_min < min ? shm->lone_read_min : min;
+}
+
+/* At the receiver, when it answers an RTS: lone while the ring from the
+ * sender holds nothing behind it. */
 static size_t shm_get_min(void *ctx, int peer_world_rank) {
   shm_ctx_t *shm = ctx;
   int p = shm->base != NULL ? shm_local_of(shm, peer_world_rank) : -1;
   if (p < 0 || p == shm->local_rank)
     return shm->cma_min;
-  shm_sample_runq(shm);
-  return shm_pair_contended(shm, p) ? 0 : shm->cma_min;
+  return hc_shm_ring_holds_at_most_one(&shm->in[p])
+             ? shm_lone_read_min(shm, p)
+             : shm_stream_read_min(shm, p);
 }
 
 static size_t shm_eager_max(void *ctx) {
@@ -1504,22 +1533,25 @@ static size_t shm_eager_max(void *ctx) {
  * has not read yet, or behind our unfinished rendezvous (in_stream), this
  * message is one of a stream, where a handshake and a read each fall
  * behind the eager copies (mid17, bench/NOTES.md: 8193 B, window 64, 12.7k
- * against 9.0k MB/s, ping-pong latency unchanged); and where the pair
- * would stream a rendezvous through its cells instead of reading it
- * (uncontended, under HCMPI_SHM_CMA_MIN), an eager copy is that stream
- * less its RTS and CTS.  So eager up to eager_busy_max then; else none.
- * Eager pieces of a message, copied out while the next is copied in, did
- * no better than whole ones here (mid17), so a message goes whole. */
+ * against 9.0k MB/s, ping-pong latency unchanged); so eager up to
+ * eager_busy_max then.  A lone message the receiver would stream through
+ * its cells instead of reading it (below shm_lone_read_min) goes eager
+ * too: that stream less its RTS and CTS.  Eager pieces of a message,
+ * copied out while the next is copied in, did no better than whole ones
+ * here (mid17), so a message goes whole. */
 static size_t shm_eager_max_now(void *ctx, int peer_world_rank,
                                 int in_stream) {
   shm_ctx_t *shm = ctx;
   int p = shm->base != NULL ? shm_local_of(shm, peer_world_rank) : -1;
   if (p < 0 || p == shm->local_rank || shm->eager_busy_max == 0)
     return 0;
-  if (in_stream || !hc_shm_ring_drained(&shm->out[p]) ||
-      shm_get_min(ctx, peer_world_rank) > shm->eager_busy_max)
+  if (in_stream || !hc_shm_ring_drained(&shm->out[p]))
     return shm->eager_busy_max;
-  return 0;
+  size_t read_min = shm_lone_read_min(shm, p);
+  if (read_min <= shm->eager_max + 1)
+    return 0;
+  return read_min - 1 < shm->eager_busy_max ? read_min - 1
+                                            : shm->eager_busy_max;
 }
 
 static hc_status_t shm_put(void *ctx, int peer_world_rank, const void *local,

@@ -144,6 +144,12 @@ int hc_shm_ring_drained(hc_shm_ring_t *ring) {
   return tail == ring->cached_head;
 }
 
+int hc_shm_ring_holds_at_most_one(hc_shm_ring_t *ring) {
+  struct hc_shm_ring_shared *s = ring->shared;
+  uint64_t head = atomic_load_explicit(&s->head, memory_order_relaxed);
+  return atomic_load_explicit(&s->tail, memory_order_acquire) - head <= 1;
+}
+
 void hc_shm_ring_set_waiting(hc_shm_ring_t *ring) {
   atomic_store_explicit(&ring->shared->producer_waiting, 1,
                         memory_order_seq_cst);

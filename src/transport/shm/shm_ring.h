@@ -181,6 +181,10 @@ int hc_shm_ring_writable(hc_shm_ring_t *ring);
  * found the ring empty. */
 int hc_shm_ring_drained(hc_shm_ring_t *ring);
 
+/* Consumer: 1 when the ring holds at most one packet unread (the one at
+ * its head, which may be the one being handled). */
+int hc_shm_ring_holds_at_most_one(hc_shm_ring_t *ring);
+
 /* Producer: records that it found the ring full and waits for space. */
 void hc_shm_ring_set_waiting(hc_shm_ring_t *ring);
 
