@@ -50,11 +50,13 @@ trap teardown EXIT
 trap 'exit 1' INT TERM HUP
 
 # Ports away from the defaults, so a real Slurm or a parallel run is left
-# alone.
-base=$((20000 + $$ % 20000 * 2))
+# alone.  A port already taken (by anything running beside the test) makes
+# slurmctld or slurmd exit at bind, so a start that loses either daemon is
+# retried on other ports.
 mkdir -p "$W/state" "$W/spool" "$W/log" "$W/tmp"
 chown slurm:slurm "$W/state" "$W/log"
-cat >"$W/slurm.conf" <<EOF
+write_conf() {
+  cat >"$W/slurm.conf" <<EOF
 ClusterName=hcmpitest
 SlurmctldHost=localhost(127.0.0.1)
 SlurmUser=slurm
@@ -68,8 +70,8 @@ SelectType=select/cons_tres
 SelectTypeParameters=CR_Core
 JobAcctGatherType=jobacct_gather/none
 AccountingStorageType=accounting_storage/none
-SlurmctldPort=$base
-SlurmdPort=$((base + 1))
+SlurmctldPort=$1
+SlurmdPort=$(($1 + 1))
 StateSaveLocation=$W/state
 SlurmdSpoolDir=$W/spool
 SlurmctldPidFile=$W/slurmctld.pid
@@ -82,25 +84,52 @@ SchedulerType=sched/backfill
 NodeName=localhost NodeAddr=127.0.0.1 CPUs=2 RealMemory=1000 State=UNKNOWN
 PartitionName=debug Nodes=localhost Default=YES MaxTime=INFINITE State=UP OverSubscribe=YES
 EOF
+}
 export SLURM_CONF="$W/slurm.conf"
 # A surrounding job's variables would steer srun and our detection.
 unset SLURM_JOB_ID SLURM_JOBID SLURM_MPI_TYPE PMI_FD PMI_PORT PMIX_NAMESPACE \
   PMIX_RANK HCMPI_BOOTSTRAP
 
-slurmctld -D -i >"$W/log/ctld.out" 2>&1 &
-CTLD_PID=$!
-slurmd -D -N localhost >"$W/log/slurmd.out" 2>&1 &
-SLURMD_PID=$!
-# A deadline in seconds, and each sinfo bounded: while no controller
-# answers, one sinfo call can block for seconds by itself.
-deadline=$(($(date +%s) + 120))
-until [ "$(timeout 5 sinfo -h -o %T 2>/dev/null)" = idle ]; do
-  if [ "$(date +%s)" -gt $deadline ]; then
-    echo "FAIL: Slurm did not come up within 120 s"
+# Starts both daemons on ports $1 and $1 + 1 and waits until the node is
+# idle (a deadline in seconds, each sinfo bounded: while no controller
+# answers, one sinfo call can block for seconds by itself).  Returns 1 when
+# a daemon died on the way (a taken port), 2 at the deadline.
+start_slurm() {
+  write_conf "$1"
+  rm -rf "$W/state/"* "$W/spool/"*
+  slurmctld -D -i >"$W/log/ctld.out" 2>&1 &
+  CTLD_PID=$!
+  slurmd -D -N localhost >"$W/log/slurmd.out" 2>&1 &
+  SLURMD_PID=$!
+  deadline=$(($(date +%s) + 120))
+  until [ "$(timeout 5 sinfo -h -o %T 2>/dev/null)" = idle ]; do
+    kill -0 "$CTLD_PID" 2>/dev/null && kill -0 "$SLURMD_PID" 2>/dev/null || return 1
+    [ "$(date +%s)" -le $deadline ] || return 2
+    sleep 0.1
+  done
+}
+stop_slurm() {
+  for pid in $SLURMD_PID $CTLD_PID; do kill -9 "$pid" 2>/dev/null; done
+  wait $SLURMD_PID $CTLD_PID 2>/dev/null
+  CTLD_PID= SLURMD_PID=
+}
+
+base=$((20000 + $$ % 20000 * 2))
+attempt=1
+while :; do
+  start_slurm "$base" && break
+  why=$?
+  if [ $why -eq 2 ] || [ $attempt -ge 5 ]; then
+    echo "FAIL: Slurm did not come up (attempt $attempt, ports $base, $((base + 1)))"
     tail -n 20 "$W/log/"*
     exit 1
   fi
-  sleep 0.1
+  echo "a Slurm daemon exited at start on ports $base, $((base + 1)); trying others"
+  grep -h "in use" "$W/log/"* 2>/dev/null | tail -n 2
+  stop_slurm
+  attempt=$((attempt + 1))
+  # Another even base in 20000-59998, away from the one that failed.
+  base=$((20000 + (base - 20000 + 2 * 7919) % 40000))
 done
 echo "Slurm up (ports $base, $((base + 1)))"
 
