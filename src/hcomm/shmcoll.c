@@ -290,19 +290,29 @@ static int shmcoll_bcast_step(hc_shmcoll_op_t *op, uint32_t s) {
   return 1;
 }
 
+/* Where rank r's post of collective number s of len bytes lies. */
+static inline const unsigned char *shmcoll_posted_at(const hc_shmcoll_t *sc,
+                                                     int r, uint32_t s,
+                                                     size_t len, int boxed) {
+  return boxed ? shmcoll_box(sc, r, s)->data : shmcoll_buf(sc, r, s, len);
+}
+
 void hc_shmcoll_combine(const hc_shmcoll_t *sc, uint32_t s, size_t len,
                         void *dst, size_t first, size_t count,
-                        const hcomm_reduce_op_t *op, const unsigned char *own) {
+                        const hcomm_reduce_op_t *op, const unsigned char *own,
+                        int boxed) {
   size_t off = first * op->elem_size;
   if (count == 0)
     return;
-  const unsigned char *last = sc->rank == sc->size - 1 && own != NULL
-                                  ? own
-                                  : shmcoll_buf(sc, sc->size - 1, s, len) + off;
+  const unsigned char *last =
+      sc->rank == sc->size - 1 && own != NULL
+          ? own
+          : shmcoll_posted_at(sc, sc->size - 1, s, len, boxed) + off;
   hc_copy_small(dst, last, count * op->elem_size);
   for (int r = sc->size - 2; r >= 0; r--)
-    op->fn(r == sc->rank && own != NULL ? own
-                                        : shmcoll_buf(sc, r, s, len) + off,
+    op->fn(r == sc->rank && own != NULL
+               ? own
+               : shmcoll_posted_at(sc, r, s, len, boxed) + off,
            dst, count, op->ctx);
 }
 
@@ -444,12 +454,20 @@ static int shmcoll_reduce_step(hc_shmcoll_op_t *op, uint32_t s) {
   int how = !whole || op->root < 0 ? SHMCOLL_POST_ANNOUNCED
             : out != NULL          ? SHMCOLL_POST_QUIET
                                    : SHMCOLL_POST_FINAL;
+  int boxed = whole && shmcoll_boxed(op->root, bytes);
   switch (op->phase) {
   case 0:
-    if (!(whole ? shmcoll_post(op, s, bytes, in, own != NULL ? 0 : bytes, how)
-                : shmcoll_post_around(op, s, bytes, in, bytes, first * es,
-                                      mine * es, how)))
+    if (boxed) {
+      if (!hc_shmcoll_need(sc, SHMCOLL_DONE, SHMCOLL_ALL, shmcoll_box_reuse(s)))
+        return 0;
+      shmcoll_box_post(sc, s, in, bytes);
+      shmcoll_publish(sc, SHMCOLL_POSTED, s);
+    } else if (!(whole ? shmcoll_post(op, s, bytes, in,
+                                      own != NULL ? 0 : bytes, how)
+                       : shmcoll_post_around(op, s, bytes, in, bytes,
+                                             first * es, mine * es, how))) {
       return 0;
+    }
     if (how == SHMCOLL_POST_FINAL)
       return 1;
     /* fall through */
@@ -457,7 +475,9 @@ static int shmcoll_reduce_step(hc_shmcoll_op_t *op, uint32_t s) {
     if (!hc_shmcoll_need(sc, SHMCOLL_POSTED, SHMCOLL_ALL, s))
       return 0;
     if (whole) {
-      hc_shmcoll_combine(sc, s, bytes, out, 0, count, rop, own);
+      hc_shmcoll_combine(sc, s, bytes, out, 0, count, rop, own, boxed);
+      if (boxed)
+        shmcoll_box_seen(sc, s);
       break;
     }
     shmcoll_combine_slice(sc, s, bytes, first, mine, rop, in + first * es);
@@ -668,7 +688,7 @@ static int shmcoll_reduce_scatter_step(hc_shmcoll_op_t *op, uint32_t s) {
   size_t hi = first + count < end ? first + count : end;
   if (lo < hi)
     hc_shmcoll_combine(sc, s, bytes, op->out + (lo - op->slice_at) * es,
-                       lo - first, hi - lo, &op->op, NULL);
+                       lo - first, hi - lo, &op->op, NULL, 0);
   shmcoll_publish(sc, SHMCOLL_DONE, s);
   return 1;
 }

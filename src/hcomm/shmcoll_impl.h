@@ -8,10 +8,11 @@
  * Layout (offsets from the mapping's base):
  *   0                 shmcoll_hdr_t: shape, and the futex the waiters
  *                     sleep on
- *   SHMCOLL_LINE      n x shmcoll_line_t, one cache line per rank: the
+ *   SHMCOLL_LINE      n x shmcoll_line_t, four cache lines per rank: the
  *                     sequence numbers of the last collective for which
  *                     that rank posted its data, reduced its slice, and
- *                     finished reading everything of it
+ *                     finished reading everything of it; a spare line;
+ *                     the two boxes of a small Allreduce's post (below)
  *   data_offset       the small buffers: (n + 1) x depth of
  *                     SHMCOLL_SMALL bytes (rank r's number d at
  *                     (r x depth + d) x SHMCOLL_SMALL; "rank" n is
@@ -46,6 +47,7 @@
 
 #include "hcomm/shmcoll.h"
 #include "util/shmseg.h"
+#include "util/smallmem.h"
 
 #define SHMCOLL_LINE 64
 #define SHMCOLL_MAGIC 0x68636d7069636f6cULL /* "hcmpicol" */
@@ -201,6 +203,26 @@ enum shmcoll_what {
   SHMCOLL_OP_SCATTER
 };
 
+/* Boxes.  An Allreduce of at most SHMCOLL_BOX_MAX bytes posts its input
+ * in a line of its own with the number beside it: a rank that waits for
+ * the post then reads one line, which the poster wrote in one go, where a
+ * post in a small buffer and a flag in another line cost two lines
+ * crossing between the cores one after the other.  Two boxes per rank,
+ * by the number's parity: every rank finished number s - 1 when it posts
+ * s (the collectives run in their order, one at a time), so a rank that
+ * saw every post of s may refill the boxes of s - 1 (shmcoll_box_seen)
+ * without reading any rank's done.  The posted flag is still raised after
+ * the box, for the waits that sleep (bench/NOTES.md, box22). */
+#define SHMCOLL_BOX_MAX (SHMCOLL_LINE - sizeof(uint64_t))
+
+typedef struct shmcoll_box {
+  /* First, on the line's boundary, as a buffer's data. */
+  unsigned char data[SHMCOLL_BOX_MAX];
+  _Atomic uint32_t seq; /* the number whose post data holds */
+  uint32_t unused;
+} shmcoll_box_t;
+_Static_assert(sizeof(shmcoll_box_t) == SHMCOLL_LINE, "a box is one line");
+
 typedef struct shmcoll_line {
   _Atomic uint32_t flag[3]; /* by enum shmcoll_flag */
   /* The CPU this rank last published from, plus one (0: not known): a
@@ -218,7 +240,13 @@ typedef struct shmcoll_line {
    * SHMCOLL_CLAIM_CLOSING(r) / SHMCOLL_CLAIM_NEVER). */
   _Atomic uint64_t lane_front, lane_switch;
   unsigned char pad[SHMCOLL_LINE - 4 * sizeof(uint32_t) - 5 * sizeof(uint64_t)];
+  /* A line apart from the flags' (which the adjacent-line prefetcher
+   * pairs with it), then the boxes, a pair of their own. */
+  unsigned char spare[SHMCOLL_LINE];
+  _Alignas(SHMCOLL_LINE) shmcoll_box_t box[2];
 } shmcoll_line_t;
+_Static_assert(sizeof(shmcoll_line_t) == 4 * SHMCOLL_LINE,
+               "a rank's lines: flags, spare, two boxes");
 
 /* A communicator that spans nodes: its node and leader communicators
  * (shmcoll_hier.c). */
@@ -445,6 +473,51 @@ static inline int shmcoll_all_done(hc_shmcoll_t *sc, uint32_t want) {
   return shmcoll_reached(least, want);
 }
 
+/* 1 when an Allreduce of bytes (a chunk's, combined whole) posts in
+ * the boxes: the same on every rank. */
+static inline int shmcoll_boxed(int root, size_t bytes) {
+  return root < 0 && bytes > 0 && bytes <= SHMCOLL_BOX_MAX;
+}
+
+/* Rank's box for collective number s. */
+static inline shmcoll_box_t *shmcoll_box(const hc_shmcoll_t *sc, int rank,
+                                         uint32_t s) {
+  return &sc->lines[rank].box[s & 1];
+}
+
+/* The collective every rank must have finished before this rank's box of
+ * number s is filled again: the last one of its parity. */
+static inline uint32_t shmcoll_box_reuse(uint32_t s) { return s - 2; }
+
+/* This rank's post of bytes of in as number s, in its box (the reuse
+ * tested), before the flag that announces it. */
+static inline void shmcoll_box_post(hc_shmcoll_t *sc, uint32_t s,
+                                    const unsigned char *in, size_t bytes) {
+  shmcoll_box_t *box = shmcoll_box(sc, sc->rank, s);
+  hc_copy_small(box->data, in, bytes);
+  atomic_store_explicit(&box->seq, s, memory_order_release);
+}
+
+/* 1 when every other rank's box holds its post of number s.  A box holds
+ * s or the number two before it, or less (shmcoll_box_reuse), never more:
+ * hence the equality, which a box formatted SHMCOLL_SEQ0 fails too. */
+static inline int shmcoll_boxes_posted(const hc_shmcoll_t *sc, uint32_t s) {
+  for (int r = 0; r < sc->size; r++)
+    if (r != sc->rank &&
+        atomic_load_explicit(&shmcoll_box(sc, r, s)->seq,
+                             memory_order_acquire) != s)
+      return 0;
+  return 1;
+}
+
+/* Every rank's post of number s was seen: every rank finished s - 1
+ * before it posted (the collectives run in their order), which is what
+ * its done would say. */
+static inline void shmcoll_box_seen(hc_shmcoll_t *sc, uint32_t s) {
+  if (shmcoll_reached(s - 1, sc->done_seen))
+    sc->done_seen = s - 1;
+}
+
 /* Words apart of two posts (shmcoll_scatter_post): a line, so that a
  * reader waiting for one does not hold the line that the root writes the
  * next one in.  Packed words (1 apart) brought the lockstep back: 2-rank
@@ -517,10 +590,12 @@ static inline void shmcoll_publish(hc_shmcoll_t *sc, int kind, uint32_t s) {
 
 /* dst = slot[0] op (slot[1] op (... slot[size-1])) over count elements from
  * element first on, of collective number s; own (not NULL, not dst): this
- * rank's input, read instead of its slot. */
+ * rank's input, read instead of its slot.  boxed: the posts are in the
+ * boxes (shmcoll_boxed), not the buffers. */
 void hc_shmcoll_combine(const hc_shmcoll_t *sc, uint32_t s, size_t len,
                         void *dst, size_t first, size_t count,
-                        const hcomm_reduce_op_t *op, const unsigned char *own);
+                        const hcomm_reduce_op_t *op, const unsigned char *own,
+                        int boxed);
 
 /* Small blocking collectives whose turn has come (shmcoll_small.c): a
  * call of one buffer (up to 2 KiB, shmcoll_small.c) that no I-form of the

@@ -240,9 +240,12 @@ static hc_status_t shmcoll_map(hc_shmcoll_t *sc, int fd, size_t size) {
 }
 
 static void shmcoll_lines_format(shmcoll_line_t *lines, int n) {
-  for (int r = 0; r < n; r++)
+  for (int r = 0; r < n; r++) {
     for (int f = 0; f < 3; f++)
       atomic_store(&lines[r].flag[f], SHMCOLL_SEQ0);
+    for (int b = 0; b < 2; b++) /* no number reaches it for 2^32 */
+      atomic_store(&lines[r].box[b].seq, SHMCOLL_SEQ0);
+  }
 }
 
 /* The wide lanes' pages (pcoll16m: 2 of them were 3.1 of a 2-rank

@@ -15,6 +15,7 @@
 #include "hcomm/comm.h"
 #include "hcomm/core.h"
 #include "hcomm/shmcoll_impl.h"
+#include "util/fence.h"
 #include "util/smallmem.h"
 
 /* A blocking Bcast, Reduce or Allreduce of up to SHMCOLL_NOW_MAX bytes
@@ -125,6 +126,35 @@ static unsigned char *shmcoll_now_slot(hc_shmcoll_t *sc, hcomm_comm_t *comm,
   return NULL;
 }
 
+/* The next collective's number *s, once its turn came and every rank
+ * finished with this rank's box of that number; the lock held.  0,
+ * unlocked, when the small path does not take it. */
+static int shmcoll_now_box(hc_shmcoll_t *sc, hcomm_comm_t *comm, uint32_t *s) {
+  if (!shmcoll_now_enter(sc, comm))
+    return 0;
+  *s = sc->seq + 1;
+  if (shmcoll_all_done(sc, shmcoll_box_reuse(*s)))
+    return 1;
+  hc_engine_unlock();
+  return 0;
+}
+
+/* 1 when every other rank's box holds number s within a few looks (one
+ * on a crowded node), as shmcoll_now_ready for flags.  A pause between
+ * looks: back to back, they took the box's line from its writer between
+ * its data and its number, and the box was slower than the flag it
+ * replaces (2-rank Allreduce 8 B, fastest of 7 reps: 0.33 us against
+ * 0.29 with the flag, 0.20 with the pause; bench/NOTES.md, box22). */
+static int shmcoll_now_boxes(const hc_shmcoll_t *sc, uint32_t s) {
+  int looks = sc->crowded ? 1 : SHMCOLL_FLAG_LOOKS;
+  for (int i = 0; i < looks; i++) {
+    if (shmcoll_boxes_posted(sc, s))
+      return 1;
+    hc_spin_pause();
+  }
+  return 0;
+}
+
 /* With the lock held: 1 when the Bcast ran here, 0 when nothing was done
  * (not its turn, a member lost, the buffer or the root's post not there
  * yet). */
@@ -172,6 +202,17 @@ __attribute__((always_inline)) static inline int shmcoll_reduce_post_locked(
     hc_shmcoll_t *sc, uint32_t s, unsigned char *mine, const unsigned char *in,
     unsigned char *out, size_t count, const hcomm_reduce_op_t *rop, int root) {
   size_t bytes = count * rop->elem_size;
+  if (shmcoll_boxed(root, bytes)) { /* mine NULL: the box instead */
+    shmcoll_box_post(sc, s, in, bytes);
+    shmcoll_publish(sc, SHMCOLL_POSTED, s);
+    if (!shmcoll_now_boxes(sc, s))
+      return 0;
+    hc_shmcoll_combine(sc, s, bytes, out, 0, count, rop, NULL, 1);
+    shmcoll_box_seen(sc, s);
+    shmcoll_publish(sc, SHMCOLL_DONE, s);
+    shmcoll_now_finished(sc, s);
+    return 1;
+  }
   /* A root that is not in place combines its input where it lies. */
   const unsigned char *own = root >= 0 && out != NULL && out != in ? in : NULL;
   _Atomic uint32_t *flag = sc->lines[sc->rank].flag;
@@ -190,7 +231,7 @@ __attribute__((always_inline)) static inline int shmcoll_reduce_post_locked(
   }
   if (!shmcoll_now_ready(sc, SHMCOLL_POSTED, SHMCOLL_ALL, s))
     return 0;
-  hc_shmcoll_combine(sc, s, bytes, out, 0, count, rop, own);
+  hc_shmcoll_combine(sc, s, bytes, out, 0, count, rop, own, 0);
   shmcoll_publish(sc, SHMCOLL_DONE, s);
   shmcoll_now_finished(sc, s);
   return 1;
@@ -201,10 +242,14 @@ int hc_shmcoll_reduce_now(hc_shmcoll_t *sc, hcomm_comm_t *comm,
                           const hcomm_reduce_op_t *rop, int root) {
   size_t bytes = count * rop->elem_size;
   uint32_t s;
-  unsigned char *mine =
-      bytes <= SHMCOLL_WHOLE_MAX ? shmcoll_now_slot(sc, comm, bytes, &s) : NULL;
-  if (mine == NULL)
+  unsigned char *mine = NULL;
+  if (shmcoll_boxed(root, bytes)) {
+    if (!shmcoll_now_box(sc, comm, &s))
+      return -1;
+  } else if (bytes > SHMCOLL_WHOLE_MAX ||
+             (mine = shmcoll_now_slot(sc, comm, bytes, &s)) == NULL) {
     return -1;
+  }
   const unsigned char *in = sendbuf == HCOMM_IN_PLACE ? recvbuf : sendbuf;
   unsigned char *out = root < 0 || root == sc->rank ? recvbuf : NULL;
   int ran = shmcoll_reduce_post_locked(sc, s, mine, in, out, count, rop, root);
@@ -288,6 +333,16 @@ static unsigned char *shmcoll_op_now_slot(hc_shmcoll_op_t *op, size_t slot,
              : NULL;
 }
 
+/* As shmcoll_op_now_slot for a post in this rank's box: 1 when it may
+ * be filled as number *s. */
+static int shmcoll_op_now_box(hc_shmcoll_op_t *op, uint32_t *s) {
+  hc_shmcoll_t *sc = op->sc;
+  if (sc->turn != sc->seq || hc_comm_failure_locked(op->comm) != HC_OK)
+    return 0;
+  *s = sc->seq + 1;
+  return shmcoll_all_done(sc, shmcoll_box_reuse(*s));
+}
+
 /* A straight start that ran whole (ran 1) or made only this rank's post,
  * as number sc->seq + 1: op then started, at its step's next phase. */
 static int shmcoll_op_now_end(hc_shmcoll_op_t *op, int ran) {
@@ -304,11 +359,14 @@ static int shmcoll_op_now_end(hc_shmcoll_op_t *op, int ran) {
 static int shmcoll_reduce_op_now_locked(hc_shmcoll_op_t *op) {
   size_t bytes = op->size * op->op.elem_size;
   uint32_t s;
-  unsigned char *mine = bytes > 0 && bytes <= SHMCOLL_WHOLE_MAX
-                            ? shmcoll_op_now_slot(op, bytes, &s)
-                            : NULL;
-  if (mine == NULL)
+  unsigned char *mine = NULL;
+  if (shmcoll_boxed(op->root, bytes)) {
+    if (!shmcoll_op_now_box(op, &s))
+      return HC_SHMCOLL_NOW_NONE;
+  } else if (bytes == 0 || bytes > SHMCOLL_WHOLE_MAX ||
+             (mine = shmcoll_op_now_slot(op, bytes, &s)) == NULL) {
     return HC_SHMCOLL_NOW_NONE;
+  }
   return shmcoll_op_now_end(
       op, shmcoll_reduce_post_locked(op->sc, s, mine, op->in, op->out, op->size,
                                      &op->op, op->root));
@@ -575,7 +633,7 @@ int hc_shmcoll_reduce_scatter_now(hc_shmcoll_t *sc, hcomm_comm_t *comm,
   for (int r = 0; counts != NULL && r < sc->rank; r++)
     first += counts[r];
   hc_shmcoll_combine(sc, s, bytes, recvbuf, first,
-                     hc_shmcoll_block_len(counts, each, sc->rank), rop, NULL);
+                     hc_shmcoll_block_len(counts, each, sc->rank), rop, NULL, 0);
   shmcoll_publish(sc, SHMCOLL_DONE, s);
   shmcoll_now_leave(sc, s);
   return 1;

@@ -21,4 +21,16 @@ int hc_fence_light_register(void);
  * publication may go unseen and the sleeper must sleep in short turns. */
 int hc_fence_sleeper(int light);
 
+/* A spin-wait's hint between two looks at a line another core is about
+ * to write: the looking core backs off for a few dozen cycles, so its
+ * loads do not pull the line back between the writer's stores (a box
+ * written in two stores, shmcoll_impl.h). */
+static inline void hc_spin_pause(void) {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  __asm__ __volatile__("yield" ::: "memory");
+#endif
+}
+
 #endif
