@@ -1038,6 +1038,7 @@ static void rma_win_destroy(hcomm_win_t *win) {
   free(win->locked);
   free(win->access);
   free(win->exposed);
+  free(win->posts_taken);
   free(win->held);
   free(win->spare);
   free(win);

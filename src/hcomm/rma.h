@@ -12,6 +12,7 @@
 #include "device/device.h"
 #include "hcomm.h"
 #include "hcomm/core.h"
+#include "hcomm/rma_locks.h"
 
 /* The device layer's description of host memory (rma.c). */
 extern const hc_mem_info_t hc_rma_host_mem;
@@ -188,6 +189,14 @@ struct hcomm_win {
   int post_count;    /* origins it was posted to */
   int *exposed;      /* and who they are (to fail the wait if one dies) */
   int completes_got; /* MPI_Win_complete notices arrived */
+  /* Post and complete are words in the lock areas (rma_locks.h), not
+   * messages: every member maps them (a shared window) and its transport
+   * can wake each (the same answer on every member, hcomm_win_share).
+   * How many completions of this rank's word and posts of each target's
+   * word were taken so far. */
+  int pscw_flags;
+  uint32_t completes_taken;
+  uint32_t *posts_taken;
   /* origin side */
   hc_rma_pending_t *pending;
   int npending; /* of them, operations towards a target */
@@ -210,6 +219,13 @@ struct hcomm_win {
   hc_status_t remote_error;
   struct hcomm_win *next_win;
 };
+
+/* Target's lock area (rma_locks.h) in the mapping every member shares. */
+static inline hc_winlock_t *hc_rma_lock_area(const struct hcomm_win *win,
+                                             int target) {
+  return (hc_winlock_t *)(void *)(win->shared_locks +
+                                  (size_t)target * win->lock_stride);
+}
 
 /* Engine-internal pieces rma_sync.c shares with rma.c (lock held). */
 struct hcomm_win;

@@ -41,12 +41,13 @@
  * accumulates find their bytes.  It marks nothing dirty, so a flush or
  * fence that follows only direct operations sends no message.
  *
- * Post notices travel as messages, and an origin waits for them before
- * any access (rma_sync.c), so a direct access stays inside the epoch that
- * allows it.  Passive-target locks are messages too, except on
- * a shared window, where every member takes them in the mapping (the
- * epoch word of the target's lock area, rma_locks.h), so a lock, its
- * operations and the unlock touch no other process.
+ * An origin waits for its targets' post notices before any access
+ * (rma_sync.c), so a direct access stays inside the epoch that allows it;
+ * on a shared window they are counters in the lock areas (rma_locks.h),
+ * else messages.  Passive-target locks are messages too, except on a
+ * shared window, where every member takes them in the mapping (the epoch
+ * word of the target's lock area), so a lock, its operations and the
+ * unlock touch no other process.
  */
 #include <sched.h>
 #include <signal.h>
@@ -347,26 +348,47 @@ void hc_rma_direct_release(hcomm_win_t *win) {
   win->dev_drain = NULL;
 }
 
+/* What a member says of itself in hcomm_win_share. */
+enum {
+  DIRECT_SHARE_MAPPED = 1, /* it loads and stores through the mapping */
+  DIRECT_SHARE_WAKES = 2   /* its transport wakes every other member */
+};
+
 hc_status_t hcomm_win_share(hcomm_win_t *win, char *const *bases, void *locks) {
   if (win == NULL || locks == NULL || win->dynamic || win->size <= 0)
     return HC_ERR_ARG;
   size_t n = (size_t)win->size;
-  int mine = bases != NULL && direct_enabled();
+  int mine = bases != NULL && direct_enabled() ? DIRECT_SHARE_MAPPED : 0;
   int *all = malloc(n * sizeof *all);
   char **copy = malloc(n * sizeof *copy);
+  uint32_t *posts_taken = calloc(n, sizeof *posts_taken);
   if (all == NULL || copy == NULL)
     mine = 0; /* still take part: the others wait for this rank */
+  /* Post and complete as words of the lock areas need every waiter to be
+   * woken when they change (rma_sync.c). */
+  hc_engine_lock();
+  if (mine && posts_taken != NULL &&
+      hc_engine_can_wake_peers_locked(win->comm->world_ranks, win->size))
+    mine |= DIRECT_SHARE_WAKES;
+  hc_engine_unlock();
   hc_status_t rc = hcomm_allgather(&mine, sizeof mine, all, win->comm);
-  int every = all != NULL && copy != NULL && rc == HC_OK;
+  int every = all != NULL && copy != NULL && rc == HC_OK ? mine : 0;
   for (size_t i = 0; every && i < n; i++)
-    every = all[i];
+    every &= all[i];
   free(all);
-  if (!every) {
+  if (!(every & DIRECT_SHARE_MAPPED)) {
     free(copy);
+    free(posts_taken);
     return rc;
   }
   memcpy(copy, bases, n * sizeof *copy);
   hc_engine_lock();
+  if (every & DIRECT_SHARE_WAKES) {
+    win->pscw_flags = 1;
+    win->posts_taken = posts_taken;
+    posts_taken = NULL;
+  }
+  free(posts_taken);
   win->shared_bases = copy;
   win->shared_locks = locks;
   win->lock_stride = hc_winlock_bytes(win->size);
@@ -391,12 +413,6 @@ static int direct_in_range(const hcomm_win_t *win, const hcomm_rma_op_t *op) {
 static int direct_is_atomic(int kind) {
   return kind == HCOMM_RMA_ACC || kind == HCOMM_RMA_GET_ACC ||
          kind == HCOMM_RMA_CAS;
-}
-
-/* Target's lock area (rma_locks.h) in the shared mapping. */
-static hc_winlock_t *direct_lock_area(const hcomm_win_t *win, int target) {
-  return (hc_winlock_t *)(void *)(win->shared_locks +
-                                  (size_t)target * win->lock_stride);
 }
 
 size_t hcomm_win_lock_bytes(int members) { return hc_winlock_bytes(members); }
@@ -436,14 +452,14 @@ int hc_rma_direct_hold(hcomm_win_t *win, int kind) {
   /* A wait here progresses; the operations queued behind this one wait
    * for it (win->applying), so each origin's still apply in order. */
   win->applying = 1;
-  direct_lock(win, direct_lock_area(win, win->rank));
+  direct_lock(win, hc_rma_lock_area(win, win->rank));
   return 1;
 }
 
 void hc_rma_direct_unhold(hcomm_win_t *win, int held) {
   if (!held)
     return;
-  hc_winlock_atomic_release(direct_lock_area(win, win->rank));
+  hc_winlock_atomic_release(hc_rma_lock_area(win, win->rank));
   win->applying = 0;
 }
 
@@ -486,13 +502,13 @@ int hc_rma_direct_release_dead(hcomm_win_t *win) {
     return 0;
   int freed = 0;
   for (int t = 0; t < win->size; t++)
-    freed += hc_winlock_free_dead(direct_lock_area(win, t), win->size,
+    freed += hc_winlock_free_dead(hc_rma_lock_area(win, t), win->size,
                                   direct_rank_dead, win);
   return freed;
 }
 
 hc_status_t hc_rma_direct_lock(hcomm_win_t *win, int type, int target) {
-  hc_winlock_t *area = direct_lock_area(win, target);
+  hc_winlock_t *area = hc_rma_lock_area(win, target);
   int exclusive = type == HCOMM_LOCK_EXCLUSIVE;
   long spins = 0;
   /* Progress while waiting: the holder may need this rank's answers, and
@@ -511,7 +527,7 @@ hc_status_t hc_rma_direct_lock(hcomm_win_t *win, int type, int target) {
 }
 
 hc_status_t hc_rma_direct_unlock(hcomm_win_t *win, int type, int target) {
-  hc_winlock_epoch_release(direct_lock_area(win, target),
+  hc_winlock_epoch_release(hc_rma_lock_area(win, target),
                            type == HCOMM_LOCK_EXCLUSIVE, win->rank);
   return hc_rma_target_failure(win, target);
 }
@@ -524,7 +540,7 @@ static hc_status_t direct_apply(hcomm_win_t *win, const hcomm_rma_op_t *op,
   /* Without a shared mapping (this rank's own memory) the engine lock,
    * which the target's accumulates also run under, keeps them apart. */
   hc_winlock_t *area = atomic && win->shared_locks != NULL
-                           ? direct_lock_area(win, op->target)
+                           ? hc_rma_lock_area(win, op->target)
                            : NULL;
   if (area != NULL)
     direct_lock(win, area);
@@ -571,7 +587,7 @@ hc_status_t hcomm_rma_atomic(hcomm_win_t *win, const hcomm_rma_atomic_t *a) {
     hc_engine_unlock();
     return HC_ERR_NOT_SUPPORTED;
   }
-  hc_winlock_t *area = direct_lock_area(win, t);
+  hc_winlock_t *area = hc_rma_lock_area(win, t);
   if (win->test_die_holding > 0 || !hc_winlock_atomic_try(area, win->rank))
     direct_lock(win, area);        /* held by another, or a test's death */
   if (a->elem == sizeof(uint64_t)) /* long, double, int64_t: the common one */
@@ -896,7 +912,7 @@ static hc_status_t direct_device_ipc(hcomm_win_t *win,
   if (pairs == NULL)
     return HC_ERR_NOT_SUPPORTED; /* the message path copes */
   hc_rma_wire_t w = hc_rma_wire_of(op);
-  hc_winlock_t *area = atomic ? direct_lock_area(win, t) : NULL;
+  hc_winlock_t *area = atomic ? hc_rma_lock_area(win, t) : NULL;
   if (area != NULL)
     direct_lock(win, area);
   hc_status_t rc = hc_rma_apply_staged(win, &w, win->ipc_bases[t] + op->disp,

@@ -9,6 +9,17 @@
  *           rank + 1
  *   then    a byte per member, 1 while it holds a shared lock
  *
+ * and, from the next cache line on, the words of post/start/complete/wait
+ * where the window uses them (rma_sync.c):
+ *
+ *   word 0  completions: how many MPI_Win_complete calls ended an access
+ *           epoch towards this target (every origin adds one)
+ *   then    a word per member: how many times that member posted to this
+ *           one (the area's owner as origin); only that member writes it
+ *
+ * Counters, never reset: a waiter compares them with how many it took
+ * already, so one epoch's notice is never taken for the next one's.
+ *
  * Every word names or marks its holders so that, once a member's process
  * is gone, the survivors can take back what it held
  * (hc_winlock_free_dead): a dead process never unlocks.  A byte, not a
@@ -31,10 +42,34 @@ typedef _Atomic uint32_t hc_winlock_t;
 /* Each target's area starts a cache line of its own. */
 #define HC_WINLOCK_ALIGN 64
 
+static inline size_t hc_winlock_round(size_t bytes) {
+  return (bytes + HC_WINLOCK_ALIGN - 1) / HC_WINLOCK_ALIGN * HC_WINLOCK_ALIGN;
+}
+
+/* Bytes of the locks' part of one target's area, where the words of
+ * post/start/complete/wait begin. */
+static inline size_t hc_winlock_sync_offset(int members) {
+  return hc_winlock_round(HC_WINLOCK_HEADER_WORDS * sizeof(uint32_t) +
+                          (size_t)members);
+}
+
 /* Bytes of one target's area in a window of members members. */
 static inline size_t hc_winlock_bytes(int members) {
-  size_t bytes = HC_WINLOCK_HEADER_WORDS * sizeof(uint32_t) + (size_t)members;
-  return (bytes + HC_WINLOCK_ALIGN - 1) / HC_WINLOCK_ALIGN * HC_WINLOCK_ALIGN;
+  return hc_winlock_sync_offset(members) +
+         hc_winlock_round((1 + (size_t)members) * sizeof(uint32_t));
+}
+
+/* The completions word of an area (members: the window's size). */
+static inline hc_winlock_t *hc_winlock_completions(hc_winlock_t *area,
+                                                   int members) {
+  return (hc_winlock_t *)(void *)((unsigned char *)area +
+                                  hc_winlock_sync_offset(members));
+}
+
+/* The word counting target's posts to the area's owner. */
+static inline hc_winlock_t *hc_winlock_posts(hc_winlock_t *area, int members,
+                                             int target) {
+  return hc_winlock_completions(area, members) + 1 + target;
 }
 
 /* Takes the atomic word for rank me; 0 when another holds it. */

@@ -17,10 +17,13 @@
  * first, before any message or lock word says the epoch ended; where none
  * is queued, that costs one comparison.
  */
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "hcomm/comm.h"
 #include "hcomm/core.h"
+#include "hcomm/nbc.h"
 #include "hcomm/rma.h"
 
 /* What a completing call (flush, unlock, fence, complete) whose own result
@@ -86,12 +89,104 @@ hc_status_t hcomm_win_fence(hcomm_win_t *win, int assert) {
 
 /* ---- post / start / complete / wait ------------------------------------- */
 
+/* Where the window has pscw_flags, a post and a complete are counters in
+ * the lock areas (rma_locks.h) instead of messages: a target adds one to
+ * its word in each origin's area, an origin one to each target's
+ * completions, and the waiter compares the counter with how many it took.
+ * A target posts to an origin again only after its wait took that
+ * origin's completion, which follows the start that took the post, so
+ * each origin's word runs at most one ahead; and only origins a target
+ * posted to can complete towards it, so one counter of completions per
+ * target cannot take another epoch's.  The counters are raised with
+ * release order after every store of the epoch (a shared window's
+ * operations are complete at issue; any that went as messages are
+ * flushed first), and taken with acquire order, so the origins' puts are
+ * visible once the wait returns, as the target's own stores are once a
+ * start does.  The waiter polls, then sleeps on its transports; the
+ * publisher fences and rings each waiter's wake-up (either the sleeper's
+ * last look sees the counter, or the publisher sees it asleep). */
+
+/* The word counting target's posts to origin. */
+static hc_winlock_t *sync_posts_word(const hcomm_win_t *win, int origin,
+                                     int target) {
+  return hc_winlock_posts(hc_rma_lock_area(win, origin), win->size, target);
+}
+
+static hc_winlock_t *sync_completions_word(const hcomm_win_t *win, int target) {
+  return hc_winlock_completions(hc_rma_lock_area(win, target), win->size);
+}
+
+/* After raising counters for ranks[0..n): the full fence of the Dekker
+ * pattern above, then each one's wake-up (a load where it is awake). */
+static void sync_wake(const hcomm_win_t *win, const int *ranks, int n) {
+  atomic_thread_fence(memory_order_seq_cst);
+  for (int i = 0; i < n; i++)
+    if (ranks[i] != win->rank)
+      hc_engine_wake_peer_locked(hc_comm_world_of_rank(win->comm, ranks[i]));
+}
+
+/* 1 when every target of the access epoch being started posted since
+ * this rank last took its post. */
+static int sync_posts_arrived(void *arg) {
+  const hcomm_win_t *win = arg;
+  for (int i = 0; i < win->naccess; i++) {
+    int t = win->access[i];
+    if (atomic_load_explicit(sync_posts_word(win, win->rank, t),
+                             memory_order_acquire) == win->posts_taken[t])
+      return 0;
+  }
+  return 1;
+}
+
+/* 1 when every origin of the exposure epoch completed towards this rank. */
+static int sync_completions_arrived(void *arg) {
+  const hcomm_win_t *win = arg;
+  uint32_t got = atomic_load_explicit(sync_completions_word(win, win->rank),
+                                      memory_order_acquire) -
+                 win->completes_taken;
+  return got >= (uint32_t)win->post_count;
+}
+
+/* Waits until arrived(win), progressing (the rank serves what reaches it
+ * meanwhile), or until a member of ranks[0..n) is gone: polls as a wait
+ * on flags, then sleeps on the transports, whose wake-up the counters'
+ * publisher rings (sync_wake). */
+static hc_status_t sync_flag_wait(hcomm_win_t *win, int (*arrived)(void *),
+                                  const int *ranks, int n) {
+  long spins = 0;
+  int slept = 0;
+  hc_status_t rc = HC_OK;
+  while (!arrived(win)) {
+    if (hc_progress_locked() > 0) {
+      spins = 0;
+      continue;
+    }
+    rc = hc_rma_ranks_failure(win, ranks, n);
+    if (rc != HC_OK)
+      break;
+    if (hc_idle_poll_locked(&spins))
+      continue;
+    /* A collective step on a segment's bell or a device event wakes no
+     * transport: then the sleep is kept short. */
+    hc_idle_sleep_unless_locked(
+        arrived, win,
+        hc_nbc_nshm > 0 || hc_nbc_npoll > 0 ? 1 : hc_engine.wait_ms);
+    slept = 1;
+  }
+  if (slept) /* no request completes here for the watchdog to see */
+    hc_watchdog_feed_locked();
+  return rc;
+}
+
 hc_status_t hcomm_win_post(hcomm_win_t *win, int n, const int *ranks,
                            int assert) {
   if (win == NULL || n < 0 || (n > 0 && ranks == NULL))
     return HC_ERR_ARG;
   hc_engine_lock();
   hc_status_t rc = win->posted ? HC_ERR_RMA_SYNC : HC_OK;
+  for (int i = 0; rc == HC_OK && i < n; i++)
+    if (ranks[i] < 0 || ranks[i] >= win->size)
+      rc = HC_ERR_RANK;
   if (rc == HC_OK) {
     win->posted = 1;
     win->post_count = n;
@@ -99,8 +194,17 @@ hc_status_t hcomm_win_post(hcomm_win_t *win, int n, const int *ranks,
   }
   /* NOCHECK: the origins' starts skip the notice (the standard asks for
    * NOCHECK on both sides or neither). */
-  for (int i = 0; rc == HC_OK && !(assert &HCOMM_RMA_MODE_NOCHECK) && i < n;
-       i++) {
+  int notify = rc == HC_OK && !(assert &HCOMM_RMA_MODE_NOCHECK);
+  for (int i = 0; notify && win->pscw_flags && i < n; i++) {
+    hc_winlock_t *word = sync_posts_word(win, ranks[i], win->rank);
+    /* Only this rank writes it. */
+    atomic_store_explicit(word,
+                          atomic_load_explicit(word, memory_order_relaxed) + 1,
+                          memory_order_release);
+  }
+  if (notify && win->pscw_flags)
+    sync_wake(win, ranks, n);
+  for (int i = 0; notify && !win->pscw_flags && rc == HC_OK && i < n; i++) {
     hcomm_request_t *req = NULL;
     rc = hc_isend_locked(NULL, 0, ranks[i], HC_RMA_TAG_POST, win->comm,
                          HCOMM_SEND_STANDARD, 0, &req);
@@ -111,6 +215,23 @@ hc_status_t hcomm_win_post(hcomm_win_t *win, int n, const int *ranks,
     }
   }
   hc_engine_unlock();
+  return rc;
+}
+
+/* Waits for the post notice of every target of the access epoch being
+ * started (win->access), by messages. */
+static hc_status_t sync_posts_by_message(hcomm_win_t *win) {
+  hc_status_t rc = HC_OK;
+  for (int i = 0; rc == HC_OK && i < win->naccess; i++) {
+    hcomm_request_t *req = NULL;
+    rc = hc_irecv_locked(NULL, 0, win->access[i], HC_RMA_TAG_POST, win->comm, 0,
+                         &req);
+    if (rc == HC_OK) {
+      hc_wait_locked(req);
+      rc = req->status.error;
+      hc_request_release(req);
+    }
+  }
   return rc;
 }
 
@@ -127,28 +248,40 @@ hc_status_t hcomm_win_start(hcomm_win_t *win, int n, const int *ranks,
     }
     win->access[i] = ranks[i];
   }
+  if (rc == HC_OK)
+    win->naccess = n;
   /* Wait for every target's post notice, unless the user vouches for it.
    * In a loop of epochs the targets post once they are done with the
    * last one, so this wait recurs like the fence's barrier. */
+  int check = rc == HC_OK && !(assert &HCOMM_RMA_MODE_NOCHECK);
   hc_progress_recurring_begin(&win->start_wait);
-  for (int i = 0; rc == HC_OK && !(assert &HCOMM_RMA_MODE_NOCHECK) && i < n;
-       i++) {
-    hcomm_request_t *req = NULL;
-    rc =
-        hc_irecv_locked(NULL, 0, ranks[i], HC_RMA_TAG_POST, win->comm, 0, &req);
-    if (rc == HC_OK) {
-      hc_wait_locked(req);
-      rc = req->status.error;
-      hc_request_release(req);
-    }
+  if (check && win->pscw_flags) {
+    rc = sync_flag_wait(win, sync_posts_arrived, win->access, n);
+    for (int i = 0; rc == HC_OK && i < n; i++)
+      win->posts_taken[win->access[i]]++;
+  } else if (check) {
+    rc = sync_posts_by_message(win);
   }
   hc_progress_recurring_end(&win->start_wait);
-  if (rc == HC_OK) {
+  if (rc == HC_OK)
     win->started = 1;
-    win->naccess = n;
-  }
+  else if (!win->started)
+    win->naccess = 0;
   hc_engine_unlock();
   return rc;
+}
+
+/* The complete's notices by counters: operations that went as messages
+ * (out of the direct path's reach) flushed first, then each target's
+ * completions raised, also after a failure, so no live target waits for
+ * an epoch that ended. */
+static hc_status_t sync_complete_by_flags(hcomm_win_t *win, hc_status_t rc) {
+  hc_status_t st = sync_flush_dirty(win, win->access, win->naccess);
+  for (int i = 0; i < win->naccess; i++)
+    atomic_fetch_add_explicit(sync_completions_word(win, win->access[i]), 1,
+                              memory_order_release);
+  sync_wake(win, win->access, win->naccess);
+  return rc != HC_OK ? rc : st;
 }
 
 hc_status_t hcomm_win_complete(hcomm_win_t *win) {
@@ -158,7 +291,9 @@ hc_status_t hcomm_win_complete(hcomm_win_t *win) {
   hc_status_t rc = win->started ? HC_OK : HC_ERR_RMA_SYNC;
   if (rc == HC_OK)
     rc = hc_rma_device_complete(win, -1);
-  for (int i = 0; rc == HC_OK && i < win->naccess; i++) {
+  if (win->started && win->pscw_flags)
+    rc = sync_complete_by_flags(win, rc);
+  for (int i = 0; rc == HC_OK && !win->pscw_flags && i < win->naccess; i++) {
     rc = hc_rma_send_ctl(win, win->access[i], HC_RMA_COMPLETE, 0, 0);
     win->dirty[win->access[i]] = 0;
   }
@@ -181,10 +316,17 @@ static void sync_exposure_end(hcomm_win_t *win) {
   win->post_count = 0;
 }
 
+/* Takes the completions of the exposure epoch when all came. */
 static int sync_exposure_done(hcomm_win_t *win) {
-  if (win->completes_got < win->post_count)
-    return 0;
-  win->completes_got -= win->post_count;
+  if (win->pscw_flags) {
+    if (!sync_completions_arrived(win))
+      return 0;
+    win->completes_taken += (uint32_t)win->post_count;
+  } else {
+    if (win->completes_got < win->post_count)
+      return 0;
+    win->completes_got -= win->post_count;
+  }
   sync_exposure_end(win);
   return 1;
 }
@@ -210,6 +352,10 @@ hc_status_t hcomm_win_wait(hcomm_win_t *win) {
   /* A target that issues nothing waits here through the origins' whole
    * epoch, as in the fence's barrier. */
   hc_progress_recurring_begin(&win->exposure_wait);
+  if (rc == HC_OK && win->pscw_flags &&
+      sync_flag_wait(win, sync_completions_arrived, win->exposed,
+                     win->post_count) != HC_OK)
+    rc = sync_exposure_failure(win);
   while (rc == HC_OK && !sync_exposure_done(win)) {
     int moved = hc_progress_locked();
     if (moved == 0 && (rc = sync_exposure_failure(win)) != HC_OK)

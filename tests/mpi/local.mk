@@ -672,3 +672,13 @@ tests_mpi_rma_fence_epochs_LDADD = $(HC_MPITEST_LIB)
 tests_mpi_rma_fence_epochs_LDFLAGS = $(HC_MPITEST_LDF)
 TESTS += tests/mpi/rma_fence_epochs.sh
 dist_noinst_SCRIPTS += tests/mpi/rma_fence_epochs.sh
+
+check_PROGRAMS += tests/mpi/rma_pscw_groups tests/mpi/rma_pscw_killed
+tests_mpi_rma_pscw_groups_SOURCES = tests/mpi/rma_pscw_groups.c tests/mpi/mpitest.h
+tests_mpi_rma_pscw_groups_LDADD = $(HC_MPITEST_LIB)
+tests_mpi_rma_pscw_groups_LDFLAGS = $(HC_MPITEST_LDF)
+tests_mpi_rma_pscw_killed_SOURCES = tests/mpi/rma_pscw_killed.c tests/mpi/mpitest.h
+tests_mpi_rma_pscw_killed_LDADD = $(HC_MPITEST_LIB)
+tests_mpi_rma_pscw_killed_LDFLAGS = $(HC_MPITEST_LDF)
+TESTS += tests/mpi/rma_pscw_groups.sh tests/mpi/rma_pscw_killed.sh
+dist_noinst_SCRIPTS += tests/mpi/rma_pscw_groups.sh tests/mpi/rma_pscw_killed.sh

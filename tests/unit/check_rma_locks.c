@@ -1,7 +1,8 @@
 /*
  * The lock areas of shared windows (src/hcomm/rma_locks.h) at any member
  * count, past the 448 members whose holder bits once fitted the first 64
- * bytes: every member's holder byte lies inside its target's area, areas
+ * bytes: every member's holder byte lies inside its target's area before
+ * the PSCW words, every member's post word after them inside it, areas
  * of consecutive targets do not overlap, and of shared holders spread
  * over all the holder bytes the dead ones' holds are freed (count and
  * marks),
@@ -22,13 +23,23 @@ static const int member_counts[] = {1,   2,   31,  33,   56,  57,
 START_TEST(test_area_holds_every_member) {
   int n = member_counts[_i];
   size_t bytes = hc_winlock_bytes(n);
+  size_t sync = hc_winlock_sync_offset(n);
   ck_assert_uint_eq(bytes % HC_WINLOCK_ALIGN, 0);
-  /* 56 members and fewer: one cache line. */
+  ck_assert_uint_eq(sync % HC_WINLOCK_ALIGN, 0);
+  /* 56 members and fewer: the locks in one cache line. */
   if (n <= 56)
-    ck_assert_uint_eq(bytes, 64);
+    ck_assert_uint_eq(sync, 64);
   hc_winlock_t *area = NULL;
   size_t last = (size_t)((char *)hc_winlock_holder(area, n - 1) - (char *)area);
-  ck_assert_uint_lt(last, bytes);
+  ck_assert_uint_lt(last, sync);
+  /* The PSCW words after the locks, every member's post word inside. */
+  size_t done =
+      (size_t)((char *)hc_winlock_completions(area, n) - (char *)area);
+  size_t first = (size_t)((char *)hc_winlock_posts(area, n, 0) - (char *)area);
+  last = (size_t)((char *)hc_winlock_posts(area, n, n - 1) - (char *)area);
+  ck_assert_uint_eq(done, sync);
+  ck_assert_uint_eq(first, sync + sizeof(uint32_t));
+  ck_assert_uint_le(last + sizeof(uint32_t), bytes);
 }
 END_TEST
 
