@@ -417,6 +417,20 @@ static int shmcoll_post_around(hc_shmcoll_op_t *op, uint32_t s, size_t slot,
   return 1;
 }
 
+/* Phase 0 of collective number s whose posts go in the boxes: once
+ * every rank finished with this rank's box of that parity, n bytes of src
+ * into it, announced.  0: not yet. */
+static int shmcoll_post_boxed(hc_shmcoll_op_t *op, uint32_t s,
+                              const unsigned char *src, size_t n) {
+  hc_shmcoll_t *sc = op->sc;
+  if (!hc_shmcoll_need(sc, SHMCOLL_DONE, SHMCOLL_ALL, shmcoll_box_reuse(s)))
+    return 0;
+  shmcoll_box_post(sc, s, src, n);
+  shmcoll_publish(sc, SHMCOLL_POSTED, s);
+  op->phase = 1;
+  return 1;
+}
+
 static int shmcoll_post(hc_shmcoll_op_t *op, uint32_t s, size_t slot,
                         const unsigned char *src, size_t n, int how) {
   return shmcoll_post_around(op, s, slot, src, n, n, 0, how);
@@ -458,10 +472,8 @@ static int shmcoll_reduce_step(hc_shmcoll_op_t *op, uint32_t s) {
   switch (op->phase) {
   case 0:
     if (boxed) {
-      if (!hc_shmcoll_need(sc, SHMCOLL_DONE, SHMCOLL_ALL, shmcoll_box_reuse(s)))
+      if (!shmcoll_post_boxed(op, s, in, bytes))
         return 0;
-      shmcoll_box_post(sc, s, in, bytes);
-      shmcoll_publish(sc, SHMCOLL_POSTED, s);
     } else if (!(whole ? shmcoll_post(op, s, bytes, in,
                                       own != NULL ? 0 : bytes, how)
                        : shmcoll_post_around(op, s, bytes, in, bytes,
@@ -527,11 +539,13 @@ static int shmcoll_allgather_step(hc_shmcoll_op_t *op, uint32_t s) {
   hc_shmcoll_t *sc = op->sc;
   size_t from = (size_t)op->at * op->step;
   size_t slot = hc_shmcoll_slot_bytes(op, op->at);
+  int boxed = shmcoll_box_fits(slot);
   if (op->phase == 0) {
     size_t n = shmcoll_part(hc_shmcoll_block_len(op->counts, op->each, sc->rank),
                             from, op->step);
     const unsigned char *mine = n > 0 ? op->in + from : NULL;
-    if (!shmcoll_post(op, s, slot, mine, n, SHMCOLL_POST_ANNOUNCED))
+    if (!(boxed ? shmcoll_post_boxed(op, s, mine, n)
+                : shmcoll_post(op, s, slot, mine, n, SHMCOLL_POST_ANNOUNCED)))
       return 0;
     unsigned char *own =
         op->out + hc_shmcoll_block_at(op->displs, op->each, sc->rank) + from;
@@ -545,8 +559,10 @@ static int shmcoll_allgather_step(hc_shmcoll_op_t *op, uint32_t s) {
                             op->step);
     if (r != sc->rank && n > 0)
       memcpy(op->out + hc_shmcoll_block_at(op->displs, op->each, r) + from,
-             shmcoll_buf(sc, r, s, slot), n);
+             shmcoll_posted_at(sc, r, s, slot, boxed), n);
   }
+  if (boxed)
+    shmcoll_box_seen(sc, s);
   shmcoll_publish(sc, SHMCOLL_DONE, s);
   return 1;
 }
@@ -617,11 +633,16 @@ static int shmcoll_alltoall_readers_done(hc_shmcoll_op_t *op, uint32_t s) {
 static int shmcoll_alltoall_step(hc_shmcoll_op_t *op, uint32_t s) {
   hc_shmcoll_t *sc = op->sc;
   size_t slot = hc_shmcoll_slot_bytes(op, 0);
+  /* Equal blocks (parts of op->step = the block, as the straight step's) */
+  int boxed = op->counts == NULL && op->scounts == NULL && !op->read_large &&
+              shmcoll_box_fits(slot);
   if (op->phase == 0) {
     if (!hc_shmcoll_need(sc, SHMCOLL_DONE, SHMCOLL_ALL,
-                      shmcoll_reuse(sc, s, slot)))
+                         boxed ? shmcoll_box_reuse(s)
+                               : shmcoll_reuse(sc, s, slot)))
       return 0;
-    unsigned char *mine = shmcoll_buf(sc, sc->rank, s, slot);
+    unsigned char *mine = boxed ? shmcoll_box(sc, sc->rank, s)->data
+                                : shmcoll_buf(sc, sc->rank, s, slot);
     shmcoll_read_block_t *table =
         op->read_large ? shmcoll_large_table(sc, sc->rank, s) : NULL;
     for (int j = 0; j < sc->size; j++) {
@@ -640,6 +661,8 @@ static int shmcoll_alltoall_step(hc_shmcoll_op_t *op, uint32_t s) {
       if (to != from) /* the own block in place stays */
         memcpy(to, from, n);
     }
+    if (boxed)
+      shmcoll_box_seal(sc, s);
     shmcoll_publish(sc, SHMCOLL_POSTED, s);
     op->phase = 1;
   }
@@ -650,9 +673,13 @@ static int shmcoll_alltoall_step(hc_shmcoll_op_t *op, uint32_t s) {
       size_t n = hc_shmcoll_block_len(op->counts, op->each, r);
       if (r != sc->rank && n > 0 && n <= op->step)
         memcpy(op->out + hc_shmcoll_block_at(op->displs, op->each, r),
-               shmcoll_buf(sc, r, s, slot) + (size_t)sc->rank * op->step, n);
+               shmcoll_posted_at(sc, r, s, slot, boxed) +
+                   (size_t)sc->rank * op->step,
+               n);
     }
     if (!op->read_large) {
+      if (boxed)
+        shmcoll_box_seen(sc, s);
       shmcoll_publish(sc, SHMCOLL_DONE, s);
       return 1;
     }
@@ -678,8 +705,11 @@ static int shmcoll_reduce_scatter_step(hc_shmcoll_op_t *op, uint32_t s) {
   size_t es = op->op.elem_size, first = (size_t)op->at * op->step;
   size_t count = op->size - first < op->step ? op->size - first : op->step;
   size_t bytes = count * es;
-  if (op->phase == 0 && !shmcoll_post(op, s, bytes, op->in + first * es, bytes,
-                                      SHMCOLL_POST_ANNOUNCED))
+  int boxed = shmcoll_box_fits(bytes);
+  if (op->phase == 0 &&
+      !(boxed ? shmcoll_post_boxed(op, s, op->in + first * es, bytes)
+              : shmcoll_post(op, s, bytes, op->in + first * es, bytes,
+                             SHMCOLL_POST_ANNOUNCED)))
     return 0;
   if (!hc_shmcoll_need(sc, SHMCOLL_POSTED, SHMCOLL_ALL, s))
     return 0;
@@ -688,7 +718,9 @@ static int shmcoll_reduce_scatter_step(hc_shmcoll_op_t *op, uint32_t s) {
   size_t hi = first + count < end ? first + count : end;
   if (lo < hi)
     hc_shmcoll_combine(sc, s, bytes, op->out + (lo - op->slice_at) * es,
-                       lo - first, hi - lo, &op->op, NULL, 0);
+                       lo - first, hi - lo, &op->op, NULL, boxed);
+  if (boxed)
+    shmcoll_box_seen(sc, s);
   shmcoll_publish(sc, SHMCOLL_DONE, s);
   return 1;
 }

@@ -203,7 +203,9 @@ enum shmcoll_what {
   SHMCOLL_OP_SCATTER
 };
 
-/* Boxes.  An Allreduce of at most SHMCOLL_BOX_MAX bytes posts its input
+/* Boxes.  A collective in which every rank waits for every post (an
+ * Allreduce, Allgather(v), Alltoall, Reduce_scatter) of at most
+ * SHMCOLL_BOX_MAX bytes a rank posts its input
  * in a line of its own with the number beside it: a rank that waits for
  * the post then reads one line, which the poster wrote in one go, where a
  * post in a small buffer and a flag in another line cost two lines
@@ -473,10 +475,19 @@ static inline int shmcoll_all_done(hc_shmcoll_t *sc, uint32_t want) {
   return shmcoll_reached(least, want);
 }
 
-/* 1 when an Allreduce of bytes (a chunk's, combined whole) posts in
- * the boxes: the same on every rank. */
+/* 1 when a post of bytes (a chunk's slot: the same on every rank) of a
+ * collective in which every rank waits for every post (an Allreduce
+ * combined whole, an Allgather(v), an Alltoall of equal blocks, a
+ * Reduce_scatter(_block)) goes in the boxes. */
+static inline int shmcoll_box_fits(size_t bytes) {
+  return bytes > 0 && bytes <= SHMCOLL_BOX_MAX;
+}
+
+/* The same for a reduction's chunk of bytes, combined whole: an
+ * Allreduce's (root -1), not a Reduce's, whose other ranks run ahead of
+ * the root by the ring's depth. */
 static inline int shmcoll_boxed(int root, size_t bytes) {
-  return root < 0 && bytes > 0 && bytes <= SHMCOLL_BOX_MAX;
+  return root < 0 && shmcoll_box_fits(bytes);
 }
 
 /* Rank's box for collective number s. */
@@ -489,13 +500,20 @@ static inline shmcoll_box_t *shmcoll_box(const hc_shmcoll_t *sc, int rank,
  * number s is filled again: the last one of its parity. */
 static inline uint32_t shmcoll_box_reuse(uint32_t s) { return s - 2; }
 
+/* Marks this rank's box of number s, its data written, as that number's
+ * post (before the flag that announces it). */
+static inline void shmcoll_box_seal(hc_shmcoll_t *sc, uint32_t s) {
+  atomic_store_explicit(&shmcoll_box(sc, sc->rank, s)->seq, s,
+                        memory_order_release);
+}
+
 /* This rank's post of bytes of in as number s, in its box (the reuse
- * tested), before the flag that announces it. */
+ * tested). */
 static inline void shmcoll_box_post(hc_shmcoll_t *sc, uint32_t s,
                                     const unsigned char *in, size_t bytes) {
-  shmcoll_box_t *box = shmcoll_box(sc, sc->rank, s);
-  hc_copy_small(box->data, in, bytes);
-  atomic_store_explicit(&box->seq, s, memory_order_release);
+  if (bytes > 0) /* an Allgatherv's empty block: in may be NULL */
+    hc_copy_small(shmcoll_box(sc, sc->rank, s)->data, in, bytes);
+  shmcoll_box_seal(sc, s);
 }
 
 /* 1 when every other rank's box holds its post of number s.  A box holds

@@ -271,6 +271,7 @@ shmcoll_exchange_post_locked(hc_shmcoll_t *sc, uint32_t s, unsigned char *mine,
   int me = sc->rank;
   size_t stride = alltoall ? bytes : 0; /* between the blocks a rank sends */
   size_t own_n = hc_shmcoll_block_len(counts, bytes, me);
+  int boxed = shmcoll_box_fits(slot); /* mine: this rank's box then */
   if (!alltoall)
     hc_copy_small(mine, in, own_n);
   for (int j = 0; alltoall && j < sc->size; j++)
@@ -280,15 +281,22 @@ shmcoll_exchange_post_locked(hc_shmcoll_t *sc, uint32_t s, unsigned char *mine,
   unsigned char *own_out = out + hc_shmcoll_block_at(displs, bytes, me);
   if (own != own_out) /* not in place */
     hc_copy_small(own_out, own, own_n);
+  if (boxed)
+    shmcoll_box_seal(sc, s);
   shmcoll_publish(sc, SHMCOLL_POSTED, s);
-  if (!shmcoll_now_ready(sc, SHMCOLL_POSTED, SHMCOLL_ALL, s))
+  if (!(boxed ? shmcoll_now_boxes(sc, s)
+              : shmcoll_now_ready(sc, SHMCOLL_POSTED, SHMCOLL_ALL, s)))
     return 0;
   size_t theirs = alltoall ? (size_t)me * part : 0; /* in their slots */
   for (int r = 0; r < sc->size; r++)
     if (r != me)
       hc_copy_small(out + hc_shmcoll_block_at(displs, bytes, r),
-                    shmcoll_buf(sc, r, s, slot) + theirs,
+                    (boxed ? shmcoll_box(sc, r, s)->data
+                           : shmcoll_buf(sc, r, s, slot)) +
+                        theirs,
                     hc_shmcoll_block_len(counts, bytes, r));
+  if (boxed)
+    shmcoll_box_seen(sc, s);
   shmcoll_publish(sc, SHMCOLL_DONE, s);
   shmcoll_now_finished(sc, s);
   return 1;
@@ -307,9 +315,14 @@ int hc_shmcoll_exchange_now(hc_shmcoll_t *sc, hcomm_comm_t *comm,
                             const size_t *displs, int alltoall) {
   size_t slot = alltoall ? (size_t)sc->size * bytes : bytes;
   uint32_t s;
-  unsigned char *mine = shmcoll_now_slot(sc, comm, slot, &s);
-  if (mine == NULL)
+  unsigned char *mine = NULL;
+  if (shmcoll_box_fits(slot)) {
+    if (!shmcoll_now_box(sc, comm, &s))
+      return -1;
+    mine = shmcoll_box(sc, sc->rank, s)->data;
+  } else if ((mine = shmcoll_now_slot(sc, comm, slot, &s)) == NULL) {
     return -1;
+  }
   int ran = shmcoll_exchange_post_locked(sc, s, mine, in, out, bytes, bytes,
                                          counts, displs, alltoall);
   if (ran)
@@ -379,14 +392,19 @@ static int shmcoll_reduce_op_now_locked(hc_shmcoll_op_t *op) {
 static int shmcoll_exchange_op_now_locked(hc_shmcoll_op_t *op) {
   int alltoall = op->what == SHMCOLL_OP_ALLTOALL;
   uint32_t s;
-  unsigned char *mine =
-      op->counts == NULL && op->scounts == NULL && !op->read_large &&
-              op->each > 0 && op->each <= op->step &&
-              (alltoall || op->size == op->each)
-          ? shmcoll_op_now_slot(op, hc_shmcoll_slot_bytes(op, 0), &s)
-          : NULL;
-  if (mine == NULL)
+  size_t slot = hc_shmcoll_slot_bytes(op, 0);
+  unsigned char *mine = NULL;
+  if (op->counts != NULL || op->scounts != NULL || op->read_large ||
+      op->each == 0 || op->each > op->step ||
+      (!alltoall && op->size != op->each))
     return HC_SHMCOLL_NOW_NONE;
+  if (shmcoll_box_fits(slot)) {
+    if (!shmcoll_op_now_box(op, &s))
+      return HC_SHMCOLL_NOW_NONE;
+    mine = shmcoll_box(op->sc, op->sc->rank, s)->data;
+  } else if ((mine = shmcoll_op_now_slot(op, slot, &s)) == NULL) {
+    return HC_SHMCOLL_NOW_NONE;
+  }
   return shmcoll_op_now_end(op, shmcoll_exchange_post_locked(
                                     op->sc, s, mine, op->in, op->out, op->each,
                                     op->step, NULL, NULL, alltoall));
@@ -622,18 +640,30 @@ int hc_shmcoll_reduce_scatter_now(hc_shmcoll_t *sc, hcomm_comm_t *comm,
                                   size_t total, const hcomm_reduce_op_t *rop) {
   size_t bytes = total * rop->elem_size;
   uint32_t s;
-  unsigned char *mine = shmcoll_now_slot(sc, comm, bytes, &s);
-  if (mine == NULL)
-    return -1;
-  hc_copy_small(mine, sendbuf == HCOMM_IN_PLACE ? recvbuf : sendbuf, bytes);
+  int boxed = shmcoll_box_fits(bytes);
+  unsigned char *mine = NULL;
+  if (boxed) {
+    if (!shmcoll_now_box(sc, comm, &s))
+      return -1;
+    shmcoll_box_post(sc, s, sendbuf == HCOMM_IN_PLACE ? recvbuf : sendbuf,
+                     bytes);
+  } else {
+    if ((mine = shmcoll_now_slot(sc, comm, bytes, &s)) == NULL)
+      return -1;
+    hc_copy_small(mine, sendbuf == HCOMM_IN_PLACE ? recvbuf : sendbuf, bytes);
+  }
   shmcoll_publish(sc, SHMCOLL_POSTED, s);
-  if (!shmcoll_now_ready(sc, SHMCOLL_POSTED, SHMCOLL_ALL, s))
+  if (!(boxed ? shmcoll_now_boxes(sc, s)
+              : shmcoll_now_ready(sc, SHMCOLL_POSTED, SHMCOLL_ALL, s)))
     return 0;
   size_t first = counts == NULL ? (size_t)sc->rank * each : 0;
   for (int r = 0; counts != NULL && r < sc->rank; r++)
     first += counts[r];
   hc_shmcoll_combine(sc, s, bytes, recvbuf, first,
-                     hc_shmcoll_block_len(counts, each, sc->rank), rop, NULL, 0);
+                     hc_shmcoll_block_len(counts, each, sc->rank), rop, NULL,
+                     boxed);
+  if (boxed)
+    shmcoll_box_seen(sc, s);
   shmcoll_publish(sc, SHMCOLL_DONE, s);
   shmcoll_now_leave(sc, s);
   return 1;
