@@ -111,10 +111,10 @@
 #include "util/shmseg.h"
 
 #define SHM_MAGIC 0x68636d7069736567ULL /* "hcmpiseg" */
-/* 11: read_until_ns in the slots; 10: sent_mask in the slots; 8: fast boxes of 2-18 lines (box_bytes); 7:
+/* 12: read_until_ns on a line of its own; 11: read_until_ns in the slots; 10: sent_mask in the slots; 8: fast boxes of 2-18 lines (box_bytes); 7:
  * shared CMA reads; 6: runq_contended in the slots; 5: pollable doorbell;
  * 4: fast boxes */
-#define SHM_VERSION 11
+#define SHM_VERSION 12
 #define SHM_NAME_MAX HC_SHMSEG_NAME_MAX
 #define SHM_DEFAULT_CELL_SIZE ((size_t)16 << 10)
 #define SHM_DEFAULT_CELLS 64
