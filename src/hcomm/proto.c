@@ -93,11 +93,28 @@ static hc_status_t pkt_decode_short(const void *packet, size_t len,
   return HC_OK;
 }
 
+static hc_status_t pkt_decode_done(const void *packet, size_t len,
+                                   hc_pkt_hdr_t *hdr, const void **payload) {
+  hc_pkt_done_hdr_t head;
+  if (len != sizeof head)
+    return HC_ERR_TRANSPORT;
+  memcpy(&head, packet, sizeof head);
+  if (head.done != HC_PKT_FIN && head.done != HC_PKT_ACK)
+    return HC_ERR_TRANSPORT;
+  memset(hdr, 0, sizeof *hdr);
+  hdr->type = head.done;
+  hdr->sreq = head.sreq;
+  *payload = (const unsigned char *)packet + len;
+  return HC_OK;
+}
+
 hc_status_t hc_pkt_decode(const void *packet, size_t len, hc_pkt_hdr_t *hdr,
                           const void **payload) {
   if (len >= sizeof(hc_pkt_short_hdr_t) &&
       *(const uint8_t *)packet == HC_PKT_EAGER_SHORT)
     return pkt_decode_short(packet, len, hdr, payload);
+  if (len > 0 && *(const uint8_t *)packet == HC_PKT_DONE_SHORT)
+    return pkt_decode_done(packet, len, hdr, payload);
   if (len < sizeof *hdr)
     return HC_ERR_TRANSPORT;
   memcpy(hdr, packet, sizeof *hdr);
@@ -239,14 +256,25 @@ static hc_status_t proto_post(hc_peer_t *peer, const hc_pkt_hdr_t *hdr,
 static void proto_control(int peer_rank, hc_pkt_type_t type, uint64_t sreq,
                           uint64_t rreq, uint64_t bytes) {
   hc_peer_t *peer = &hc_engine.peers[peer_rank];
-  hc_pkt_hdr_t hdr = {0};
-  hdr.type = (uint8_t)type;
-  hdr.source = hc_engine.world_rank;
-  hdr.sreq = sreq;
-  hdr.rreq = rreq;
-  hdr.total_bytes = bytes;
-  int queued;
-  hc_status_t rc = proto_post(peer, &hdr, NULL, 0, NULL, 0, &queued);
+  hc_status_t rc = HC_ERR_AGAIN;
+  /* A FIN or ACK leaves compact when nothing waits before it; queued, it
+   * takes the full header the backlog holds. */
+  if ((type == HC_PKT_FIN || type == HC_PKT_ACK) &&
+      peer->backlog_head == NULL) {
+    hc_pkt_done_hdr_t done = {
+        .type = HC_PKT_DONE_SHORT, .done = (uint8_t)type, .sreq = sreq};
+    rc = proto_transmit_head(peer, &done, sizeof done, NULL, 0);
+  }
+  if (rc == HC_ERR_AGAIN) {
+    hc_pkt_hdr_t hdr = {0};
+    hdr.type = (uint8_t)type;
+    hdr.source = hc_engine.world_rank;
+    hdr.sreq = sreq;
+    hdr.rreq = rreq;
+    hdr.total_bytes = bytes;
+    int queued;
+    rc = proto_post(peer, &hdr, NULL, 0, NULL, 0, &queued);
+  }
   if (rc != HC_OK)
     hc_log(HC_LOG_ERROR, "engine", "control packet %d to rank %d: %s", type,
            peer_rank, hcomm_strerror(rc));

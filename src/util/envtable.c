@@ -67,6 +67,10 @@ const hc_env_entry_t hc_env_table[] = {
      "tests only: 1 makes this process kill itself (SIGKILL) as soon as it "
      "claims a chunk of a peer's shared CMA read (HCMPI_SHM_CMA_HELP_MIN) "
      "to write"},
+    {"HCMPI_TEST_SHM_READ_DIE", "", "library",
+     "tests only: reader or owner: the first CMA read of at most 32 KiB "
+     "(a lone rendezvous) stops half-way and SIGKILLs that end of it, the "
+     "reading process or the one whose memory it reads"},
     {"HCMPI_TEST_SHMSEG_DIE", "0", "library",
      "tests only: 1 makes this process kill itself (SIGKILL) as soon as it "
      "has made a named shared segment (HCMPI_SHM_MEMFD=0), before anyone "

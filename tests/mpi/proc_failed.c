@@ -15,6 +15,15 @@
  *                          HCMPI_TEST_SHM_HELP_DIE=1 on hcmpi): the
  *                          reader, waiting for the chunk the victim
  *                          claimed, gets MPIX_ERR_PROC_FAILED
+ *   proc_failed loneread WHO BYTES
+ *                          a lone rendezvous of BYTES (8-32 KiB) between
+ *                          rank 0 and the victim, read with one CMA read
+ *                          and cut half-way (run with
+ *                          HCMPI_TEST_SHM_READ_DIE=WHO on hcmpi): WHO
+ *                          "owner", the victim sends and dies while rank 0
+ *                          reads its buffer, whose receive fails; WHO
+ *                          "reader", the victim receives and dies while
+ *                          rank 0 waits for its FIN, whose send fails
  *   proc_failed coll       Barrier and Allreduce with a dead member
  *   proc_failed pending    Irecv/Isend (eager and rendezvous) already
  *                          pending at the death, finished by MPI_Wait on
@@ -244,6 +253,44 @@ static void test_helping(void) {
   printf("rank %d: PASS helping\n", rank);
 }
 
+static void test_lone_read(const char *who, size_t len)
+{
+    int victim_reads = strcmp(who, "reader") == 0;
+    CHECK(victim_reads || strcmp(who, "owner") == 0, "loneread: who is %s", who);
+    unsigned char *buf = malloc(len);
+    CHECK(buf != NULL, "no memory");
+    mt_fill(buf, len, (unsigned)rank);
+    MPI_Request rq = MPI_REQUEST_NULL;
+    /* The receive is posted first, so the RTS is matched as it arrives,
+     * with nothing behind it: a lone rendezvous. */
+    if (rank == (victim_reads ? VICTIM : 0))
+        MPI_Irecv(buf, (int)len, MPI_BYTE, victim_reads ? 0 : VICTIM, 3, MPI_COMM_WORLD, &rq);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == VICTIM) {
+        if (victim_reads)
+            MPI_Wait(&rq, MPI_STATUS_IGNORE);
+        else
+            MPI_Send(buf, (int)len, MPI_BYTE, 0, 3, MPI_COMM_WORLD);
+        CHECK(0, "the victim lived through HCMPI_TEST_SHM_READ_DIE=%s", who);
+    }
+    if (rank == 0) {
+        double t0 = MPI_Wtime();
+        if (victim_reads)
+            expect_failed(MPI_Send(buf, (int)len, MPI_BYTE, VICTIM, 3, MPI_COMM_WORLD),
+                          "Send whose reader died before its FIN");
+        else
+            expect_failed(MPI_Wait(&rq, MPI_STATUS_IGNORE),
+                          "Recv whose sender died half-way through the read");
+        printf("rank 0: death mid-read (%s, %zu B) noticed after %.3f s\n", who, len,
+               MPI_Wtime() - t0);
+    } else {
+        wait_for_death();
+    }
+    free(buf);
+    live_ring();
+    printf("rank %d: PASS loneread\n", rank);
+}
+
 static void test_coll(void)
 {
     if (rank == VICTIM) {
@@ -393,7 +440,7 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     CHECK(size >= 4 && size <= 64, "needs 4 to 64 ranks");
     CHECK(argc > 1, "usage: proc_failed "
-                    "p2p|midstream|helping|coll|pending|inflight|fatal|early");
+                    "p2p|midstream|helping|loneread WHO BYTES|coll|pending|inflight|fatal|early");
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     if (strcmp(argv[1], "early") == 0) {
         test_early();
@@ -409,6 +456,8 @@ int main(int argc, char **argv)
         test_midstream();
     else if (strcmp(argv[1], "helping") == 0)
       test_helping();
+    else if (strcmp(argv[1], "loneread") == 0 && argc > 3)
+        test_lone_read(argv[2], (size_t)strtoul(argv[3], NULL, 10));
     else if (strcmp(argv[1], "coll") == 0)
         test_coll();
     else if (strcmp(argv[1], "pending") == 0)

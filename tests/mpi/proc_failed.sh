@@ -16,12 +16,13 @@ mpi_launcher_cmd
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 
+mode_args= # words after MODE on the command line
 run_ft() { # MODE [ENV=VALUE...]
     mode=$1
     shift
-    echo "+ hcmpirun --no-kill-on-failure -n 4 proc_failed $mode ($*)"
+    echo "+ hcmpirun --no-kill-on-failure -n 4 proc_failed $mode $mode_args ($*)"
     env "$@" timeout -k 5 90 "$HCMPIRUN" --no-kill-on-failure -n 4 --timeout 60 \
-        "$prog" "$mode" >"$out" 2>&1
+        "$prog" "$mode" $mode_args >"$out" 2>&1
     rc=$?
     cat "$out"
     [ $rc -ne 0 ] || fail "$mode: job exited 0 although rank 1 died"
@@ -59,6 +60,28 @@ all_passed midstream
 run_ft helping HCMPI_LOG=warn HCMPI_SHM_CMA_MIN=0 HCMPI_SHM_STREAM_RUNQ_MAX=100 \
     HCMPI_TEST_SHM_HELP_DIE=1
 all_passed helping
+# A lone rendezvous of 8-32 KiB is one CMA read (HCMPI_SHM_LONE_READ_MIN;
+# Intel's profile, whose eager limit is 8 KiB, so that these sizes are
+# rendezvous on any machine), cut half-way by the death of either end: the
+# owner of the memory (rank 0's read finds it gone) or the reader (rank 0
+# waits for a FIN that never comes).  Over a named segment, which must not
+# outlive the job.
+for who in owner reader; do
+    for bytes in 8193 16384 32768; do
+        mode_args="$who $bytes"
+        run_ft loneread HCMPI_LOG=debug HCMPI_SHM_MEMFD=0 HCMPI_CPU_PROFILE=intel \
+            HCMPI_SHM_LONE_READ_MIN=8k HCMPI_TEST_SHM_READ_DIE=$who
+        all_passed loneread
+        grep -q "debug shm: .*half-way through a read" "$out" ||
+            fail "loneread $mode_args: no read was cut half-way"
+        segs=$(sed -n 's|^hcmpi\[[0-9]*\] debug shm: segment \(/hcmpi-[0-9a-f-]*\):.*|\1|p' "$out")
+        [ -n "$segs" ] || fail "loneread $mode_args: no named segment was made"
+        for seg in $segs; do
+            [ ! -e "/dev/shm$seg" ] || fail "loneread $mode_args: /dev/shm$seg left"
+        done
+    done
+done
+mode_args=
 run_ft midstream HCMPI_TRANSPORTS=tcp HCMPI_TCP_SENDQ=65536 HCMPI_TCP_SOCKBUF=65536 \
     HCMPI_TCP_MAX_PACKET=16384
 all_passed midstream

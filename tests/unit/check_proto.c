@@ -63,6 +63,41 @@ START_TEST(decode_expands_short_eager_header) {
 }
 END_TEST
 
+/* hc_pkt_decode refuses len bytes of pkt as malformed. */
+static void expect_malformed(const void *pkt, size_t len) {
+  hc_pkt_hdr_t out;
+  const void *payload;
+  ck_assert_int_eq(hc_pkt_decode(pkt, len, &out, &payload), HC_ERR_TRANSPORT);
+}
+
+START_TEST(decode_expands_compact_fin_and_ack) {
+  hc_pkt_done_hdr_t done = {
+      .type = HC_PKT_DONE_SHORT, .done = HC_PKT_FIN, .sreq = 0x1234567890ull};
+  unsigned char pkt[sizeof done + 1];
+  memcpy(pkt, &done, sizeof done);
+  hc_pkt_hdr_t out;
+  memset(&out, 0xff, sizeof out);
+  const void *payload;
+  ck_assert_int_eq(hc_pkt_decode(pkt, sizeof done, &out, &payload), HC_OK);
+  ck_assert_uint_eq(out.type, HC_PKT_FIN);
+  ck_assert_uint_eq(out.sreq, 0x1234567890ull);
+  ck_assert_uint_eq(out.flags, 0);
+  ck_assert_uint_eq(out.context, 0);
+  ck_assert_uint_eq(out.payload_bytes, 0);
+  ck_assert_uint_eq(out.total_bytes, 0);
+  done.done = HC_PKT_ACK;
+  memcpy(pkt, &done, sizeof done);
+  ck_assert_int_eq(hc_pkt_decode(pkt, sizeof done, &out, &payload), HC_OK);
+  ck_assert_uint_eq(out.type, HC_PKT_ACK);
+  /* Another length, or a type other than FIN and ACK, is malformed. */
+  expect_malformed(pkt, sizeof done - 1);
+  expect_malformed(pkt, sizeof pkt);
+  done.done = HC_PKT_CTS;
+  memcpy(pkt, &done, sizeof done);
+  expect_malformed(pkt, sizeof done);
+}
+END_TEST
+
 START_TEST(decode_rejects_malformed) {
   unsigned char pkt[sizeof(hc_pkt_hdr_t) + 8];
   hc_pkt_hdr_t hdr = {0}, out;
@@ -353,6 +388,33 @@ START_TEST(fin_and_ack_must_fit_the_send) {
 }
 END_TEST
 
+/* The compact FIN and ACK (16 bytes, HC_PKT_DONE_SHORT) finish sends as
+ * the full ones do, and are checked against the send as strictly. */
+START_TEST(compact_fin_and_ack_finish_their_sends) {
+  pt_engine();
+  hcomm_request_t *rndv = pt_send_req(1, PT_BIG, HCOMM_SEND_STANDARD);
+  hcomm_request_t *eager = pt_send_req(2, 10, HCOMM_SEND_SYNC);
+  hc_pkt_done_hdr_t fin = {.type = HC_PKT_DONE_SHORT,
+                           .done = HC_PKT_FIN,
+                           .sreq = hc_request_id(eager)};
+  hc_proto_recv_cb(&hc_engine, 2, &fin, sizeof fin); /* FIN for eager */
+  pt_expect_failed(2);
+  ck_assert_int_eq(atomic_load(&eager->done), 0);
+  fin.sreq = hc_request_id(rndv);
+  hc_proto_recv_cb(&hc_engine, 1, &fin, sizeof fin);
+  ck_assert_int_eq(atomic_load(&rndv->done), 1);
+  ck_assert_int_eq(rndv->status.error, HC_OK);
+  hcomm_request_t *sync = pt_send_req(3, 10, HCOMM_SEND_SYNC);
+  hc_pkt_done_hdr_t ack = {.type = HC_PKT_DONE_SHORT,
+                           .done = HC_PKT_ACK,
+                           .sreq = hc_request_id(sync)};
+  hc_proto_recv_cb(&hc_engine, 3, &ack, sizeof ack);
+  ck_assert_int_eq(atomic_load(&sync->done), 1);
+  ck_assert_int_eq(hc_engine.peers[1].failed, 0);
+  ck_assert_int_eq(hc_engine.peers[3].failed, 0);
+}
+END_TEST
+
 START_TEST(stale_request_id_is_dropped_quietly) {
   pt_engine();
   hcomm_request_t *req = pt_send_req(1, PT_BIG, HCOMM_SEND_STANDARD);
@@ -395,6 +457,7 @@ int main(void) {
   TCase *tc = tcase_create("core");
   tcase_add_test(tc, decode_accepts_header_plus_payload);
   tcase_add_test(tc, decode_expands_short_eager_header);
+  tcase_add_test(tc, decode_expands_compact_fin_and_ack);
   tcase_add_test(tc, decode_rejects_malformed);
   tcase_add_test(tc, request_ids_go_stale_on_reuse);
   tcase_add_test(tc, many_requests_are_distinct_and_recycled);
@@ -404,6 +467,7 @@ int main(void) {
   tcase_add_test(tc, data_must_match_owner_state_and_bounds);
   tcase_add_test(tc, data_from_the_owner_lands_and_completes);
   tcase_add_test(tc, fin_and_ack_must_fit_the_send);
+  tcase_add_test(tc, compact_fin_and_ack_finish_their_sends);
   tcase_add_test(tc, stale_request_id_is_dropped_quietly);
   tcase_add_test(tc, sends_keep_their_protocol_when_the_eager_limit_changes);
   suite_add_tcase(s, tc);

@@ -111,10 +111,10 @@
 #include "util/shmseg.h"
 
 #define SHM_MAGIC 0x68636d7069736567ULL /* "hcmpiseg" */
-/* 11: read_until_ns in the slots; 10: sent_mask in the slots; 8: fast boxes of 2-18 lines (box_bytes); 7:
+/* 12: read_until_ns on a line of its own; 11: read_until_ns in the slots; 10: sent_mask in the slots; 8: fast boxes of 2-18 lines (box_bytes); 7:
  * shared CMA reads; 6: runq_contended in the slots; 5: pollable doorbell;
  * 4: fast boxes */
-#define SHM_VERSION 11
+#define SHM_VERSION 12
 #define SHM_NAME_MAX HC_SHMSEG_NAME_MAX
 #define SHM_DEFAULT_CELL_SIZE ((size_t)16 << 10)
 #define SHM_DEFAULT_CELLS 64
@@ -200,6 +200,16 @@
 /* Packets one progress call delivers from one ring, and in all. */
 #define SHM_BATCH_PER_RING 32
 #define SHM_BATCH_TOTAL 128
+/* Tests only (HCMPI_TEST_SHM_READ_DIE): the first CMA read of at most
+ * this many bytes, the lone reads' sizes, is cut half-way by a death. */
+#define SHM_TEST_READ_DIE_MAX ((size_t)32 << 10)
+
+/* Which end of a CMA read HCMPI_TEST_SHM_READ_DIE kills half-way. */
+enum shm_test_read_die {
+  SHM_TEST_READ_DIE_OFF,
+  SHM_TEST_READ_DIE_READER, /* the reader itself: no FIN ever leaves */
+  SHM_TEST_READ_DIE_OWNER,  /* the rank read from: the rest is gone */
+};
 
 /* What a SHM_TAG_HELP ring slot carries: the reader's destination, the
  * helper's source, the length, and the generation of the reader's claims
@@ -282,6 +292,7 @@ typedef struct shm_ctx {
   size_t eager_busy_max; /* HCMPI_SHM_EAGER_BUSY_MAX */
   uint32_t help_gen; /* generation of my last shared read */
   int test_help_die; /* HCMPI_TEST_SHM_HELP_DIE */
+  enum shm_test_read_die test_read_die; /* HCMPI_TEST_SHM_READ_DIE */
   /* Before the segment is mapped, max_packet answers with the shape this
    * rank's environment would choose; a smaller shape found at mapping time
    * then fails connect instead of failing sends later. */
@@ -653,6 +664,11 @@ static hc_status_t shm_init(const hc_transport_init_args_t *args, void **ctx) {
   shm->eager_busy_max =
       hc_env_size("HCMPI_SHM_EAGER_BUSY_MAX", cpu->shm_eager_busy_max);
   shm->test_help_die = hc_env_bool("HCMPI_TEST_SHM_HELP_DIE", 0);
+  const char *read_die = hc_env_string("HCMPI_TEST_SHM_READ_DIE", "");
+  shm->test_read_die =
+      strcmp(read_die, "reader") == 0  ? SHM_TEST_READ_DIE_READER
+      : strcmp(read_die, "owner") == 0 ? SHM_TEST_READ_DIE_OWNER
+                                       : SHM_TEST_READ_DIE_OFF;
   shm->crowded = args->local_size > sysconf(_SC_NPROCESSORS_ONLN);
   shm->light_wanted = hc_env_bool("HCMPI_SHM_LIGHT_FENCE", 1) && !shm->crowded;
   shm->runq_fd = shm->runq_max < 100
@@ -1450,6 +1466,28 @@ static hc_status_t shm_read_shared(shm_ctx_t *shm, int peer, pid_t pid,
   return HC_OK;
 }
 
+/* Tests only (HCMPI_TEST_SHM_READ_DIE), once: reads the first half of
+ * the message, then SIGKILLs this process (the reader) or the owner of
+ * the memory, and waits until the owner is gone, so that the caller's read
+ * of the whole finds it gone however the scheduler runs the two. */
+static void shm_test_die_mid_read(shm_ctx_t *shm, int peer, pid_t pid,
+                                  void *local, uint64_t remote_addr,
+                                  size_t len) {
+  enum shm_test_read_die who = shm->test_read_die;
+  shm->test_read_die = SHM_TEST_READ_DIE_OFF;
+  size_t moved;
+  (void)shm_cma_copy(pid, local, remote_addr, len / 2, 0, &moved);
+  if (who == SHM_TEST_READ_DIE_READER) {
+    hc_log(HC_LOG_DEBUG, "shm", "dying on purpose half-way through a read");
+    kill(getpid(), SIGKILL);
+  }
+  hc_log(HC_LOG_DEBUG, "shm",
+         "killing local rank %d half-way through a read of its memory", peer);
+  kill(pid, SIGKILL);
+  while (!shm_peer_gone(shm, peer))
+    sched_yield();
+}
+
 /* One single-copy transfer between local and the peer's remote_addr:
  * a read into local, or (write) a write from it. */
 static hc_status_t shm_cma(shm_ctx_t *shm, int peer_world_rank, void *local,
@@ -1474,6 +1512,9 @@ static hc_status_t shm_cma(shm_ctx_t *shm, int peer_world_rank, void *local,
     if (rc != HC_ERR_AGAIN)
       return rc;
   }
+  if (!write && shm->test_read_die != SHM_TEST_READ_DIE_OFF &&
+      len <= SHM_TEST_READ_DIE_MAX)
+    shm_test_die_mid_read(shm, peer, pid, local, remote_addr, len);
   size_t done;
   int err = shm_cma_copy(pid, local, remote_addr, len, write, &done);
   if (err == EIO)

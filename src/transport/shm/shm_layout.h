@@ -56,10 +56,6 @@ struct hc_shm_slot {
    * the owner as it takes them, so its empty poll reads this line, not
    * every peer's box and ring. */
   _Atomic uint64_t sent_mask;
-  /* Written by a local peer about to read the owner's memory with CMA
-   * (shm.c: shm_cma): until this CLOCK_MONOTONIC time (ns) the owner polls
-   * for that peer's answer rather than sleep before it. */
-  _Atomic uint64_t read_until_ns;
   /* A CMA read the owner shares with the peer it reads from (shm.c:
    * shm_read_shared), on a line of its own since both write it: the
    * chunks claimed (generation, next from the front, end of those left
@@ -68,6 +64,13 @@ struct hc_shm_slot {
   _Alignas(HC_SHM_RING_ALIGN) _Atomic uint64_t help_claims;
   _Atomic uint32_t help_done;
   _Atomic uint32_t help_failed;
+  /* Written by a local peer about to read the owner's memory with CMA
+   * (shm.c: shm_cma): until this CLOCK_MONOTONIC time (ns) the owner polls
+   * for that peer's answer rather than sleep before it.  On a line of its
+   * own, which the owner reads only about to sleep: on the first, every
+   * read made the owner's next look at its own runq_contended (once a
+   * message) pull that line back from the reader's core. */
+  _Alignas(HC_SHM_RING_ALIGN) _Atomic uint64_t read_until_ns;
 };
 
 /* The first cache line after the header. */
