@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "hcomm/coll.h"
@@ -409,9 +410,45 @@ hc_status_t hc_shmcoll_vote(hcomm_comm_t *comm, int32_t *failed) {
                                &req);
 }
 
+/* 1 when a member of comm is known lost (or comm revoked): from then on
+ * every use of its segment fails at its first failure check. */
+static int shmcoll_member_lost(const hcomm_comm_t *comm) {
+  hc_engine_lock();
+  int lost = hc_comm_failure_locked(comm) != HC_OK;
+  hc_engine_unlock();
+  return lost;
+}
+
+/* HCMPI_TEST_SHMCOLL_VOTE_LATE (tests only): this rank, its vote done,
+ * waits (up to 30 s) for a member of comm to be lost and takes the vote as
+ * failed by it, as a rank that a member's death caught late in the vote
+ * (the others completed it). */
+static hc_status_t shmcoll_vote_late(const hcomm_comm_t *comm) {
+  for (int ms = 0; ms < 30000; ms++) {
+    hc_engine_lock();
+    hc_progress_locked();
+    hc_status_t why = hc_comm_failure_locked(comm);
+    hc_engine_unlock();
+    if (why != HC_OK)
+      return why;
+    struct timespec ts = {0, 1000000L};
+    nanosleep(&ts, NULL);
+  }
+  return HC_OK;
+}
+
 /* Makes and agrees on comm's segment; sc->usable says how it went.
  * against: this rank cannot use one whatever happens (out of memory), but
- * takes part so that the others learn it. */
+ * takes part so that the others learn it.
+ * A vote that failed here (a member died during it) may have completed on
+ * the others, which then use the segment: a rank that mapped it and voted
+ * for it keeps it where a member is lost, rather than taking the
+ * schedules, so that its collectives fail as theirs do.  On the schedules
+ * a Gatherv's sender went on succeeding, its eager sends taken by a root
+ * that waited in the segment (world's segment, agreed at MPI_Init by a
+ * rank late on a crowded node while the victim of a kill test died;
+ * bench/NOTES.md, coll22).  A rank that voted against was counted by
+ * every rank that completed the vote: none of them uses it. */
 static hc_status_t shmcoll_setup(hcomm_comm_t *comm, hc_shmcoll_t *sc,
                                  int against) {
   shmcoll_offer_t offer;
@@ -420,17 +457,21 @@ static hc_status_t shmcoll_setup(hcomm_comm_t *comm, hc_shmcoll_t *sc,
   if (sc->rank == 0)
     shmcoll_create(sc, &offer, &fd, &memfd);
   int32_t failed = 0;
+  int mapped = 0;
   hc_status_t rc = shmcoll_agree(comm, &offer);
   if (rc == HC_OK) {
-    failed =
-        against || !offer.ok || (sc->rank != 0 && !shmcoll_attach(sc, &offer));
+    mapped = !against && offer.ok &&
+             (sc->rank == 0 || shmcoll_attach(sc, &offer));
+    failed = !mapped;
     rc = hc_shmcoll_vote(comm, &failed);
+    if (rc == HC_OK && hc_env_bool("HCMPI_TEST_SHMCOLL_VOTE_LATE", 0))
+      rc = shmcoll_vote_late(comm);
   }
   if (fd >= 0)
     close(fd);
   if (sc->rank == 0 && offer.ok && !memfd)
     shm_unlink(offer.name);
-  sc->usable = rc == HC_OK && !failed;
+  sc->usable = rc == HC_OK ? !failed : mapped && shmcoll_member_lost(comm);
   if (!sc->usable && sc->base != NULL) {
     munmap(sc->base, sc->seg_size);
     sc->base = NULL;
