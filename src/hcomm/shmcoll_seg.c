@@ -187,10 +187,29 @@ static int shmcoll_lanes_for(int n, size_t *small) {
   return fit < SHMCOLL_LANES ? (int)fit : SHMCOLL_LANES;
 }
 
-/* Where the lanes start: after the large buffers. */
+/* The CPUs a segment counts (its header's, rank 0's count):
+ * HCMPI_COLL_SHM_CPUS, else those online. */
+static uint32_t shmcoll_cpus(void) {
+  long online = sysconf(_SC_NPROCESSORS_ONLN);
+  return hc_shmcoll_tuning.cpus > 0 ? (uint32_t)hc_shmcoll_tuning.cpus
+         : online > 0               ? (uint32_t)online
+                                    : 1;
+}
+
+/* Bytes of the medium buffers (shmcoll_impl.h): only on a crowded node,
+ * and only where they take at most a quarter of the budget (16 ranks);
+ * without them a v-form's blocks above a small buffer there are
+ * messages. */
+static size_t shmcoll_medium_bytes(const hc_shmcoll_t *sc) {
+  size_t bytes =
+      (size_t)sc->size * SHMCOLL_MEDIUM_DEPTH * SHMCOLL_ROOTED_BUFFERED_MAX;
+  return sc->crowded && bytes <= SHMCOLL_SEG_BUDGET / 4 ? bytes : 0;
+}
+
+/* Where the lanes start: after the large buffers and the medium ones. */
 static size_t shmcoll_lanes_offset(const hc_shmcoll_t *sc) {
   return shmcoll_data_offset(sc) + sc->small_bytes +
-         (2 * (size_t)sc->size + 2) * sc->chunk;
+         (2 * (size_t)sc->size + 2) * sc->chunk + shmcoll_medium_bytes(sc);
 }
 
 static size_t shmcoll_page_up(size_t n) { return (n + 4095) / 4096 * 4096; }
@@ -323,10 +342,7 @@ static void shmcoll_format(hc_shmcoll_t *sc) {
   hdr->lane_small = (uint32_t)sc->lane_small;
   hdr->depth = (uint32_t)sc->depth;
   hdr->nwide = (uint16_t)sc->nwide;
-  long online = sysconf(_SC_NPROCESSORS_ONLN);
-  hdr->cpus = hc_shmcoll_tuning.cpus > 0 ? (uint32_t)hc_shmcoll_tuning.cpus
-              : online > 0                ? (uint32_t)online
-                                          : 1;
+  hdr->cpus = shmcoll_cpus();
   /* Not on a crowded node either, even for a small communicator: there
    * ranks sleep often, and each membarrier interrupts every core (as the
    * shm transport decides). */
@@ -460,8 +476,8 @@ static hc_status_t shmcoll_setup(hcomm_comm_t *comm, hc_shmcoll_t *sc,
   int mapped = 0;
   hc_status_t rc = shmcoll_agree(comm, &offer);
   if (rc == HC_OK) {
-    mapped = !against && offer.ok &&
-             (sc->rank == 0 || shmcoll_attach(sc, &offer));
+    mapped =
+        !against && offer.ok && (sc->rank == 0 || shmcoll_attach(sc, &offer));
     failed = !mapped;
     rc = hc_shmcoll_vote(comm, &failed);
     if (rc == HC_OK && hc_env_bool("HCMPI_TEST_SHMCOLL_VOTE_LATE", 0))
@@ -576,6 +592,9 @@ hc_shmcoll_t *hc_shmcoll_get(hcomm_comm_t *comm, size_t bytes,
   use->ndeep = ndeep;
   use->lane_small = lane_small;
   use->nwide = nwide;
+  /* Rank 0's count, which its layout follows (the others' until they
+   * read the header's, below). */
+  use->crowded = (uint32_t)comm->size > shmcoll_cpus();
   /* A rank short of memory still takes part, and votes against. */
   *rc = shmcoll_setup(comm, use, sc == NULL);
   if (sc == NULL || !sc->usable) {
@@ -586,6 +605,10 @@ hc_shmcoll_t *hc_shmcoll_get(hcomm_comm_t *comm, size_t bytes,
   sc->data = sc->base + sc->hdr->data_offset;
   shmcoll_small_pages_map(sc);
   sc->crowded = (uint32_t)sc->size > sc->hdr->cpus;
+  sc->medium = shmcoll_medium_bytes(sc) > 0
+                   ? sc->data + sc->small_bytes +
+                         (2 * (size_t)sc->size + 2) * sc->chunk
+                   : NULL;
   sc->light_sleep = sc->hdr->light != 0;
   sc->light_publish = sc->light_sleep &&
                       hc_env_bool("HCMPI_SHM_LIGHT_FENCE", 1) &&

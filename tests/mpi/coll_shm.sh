@@ -199,6 +199,12 @@ for kind in gather-1k gather-1k-root scatter-1k scatter-1k-root; do
 done
 HCMPI_COLL_SHM_CPUS=2 HCMPI_SPIN=0 kill_case 4 gather-1k
 HCMPI_COLL_SHM_CPUS=2 HCMPI_SPIN=0 kill_case 4 scatter-1k-root
+# Their v-forms: the medium buffers where crowded, the large ones not.
+for kind in gatherv-1k gatherv-1k-root scatterv-1k scatterv-1k-root; do
+    HCMPI_COLL_SHM_CPUS=2 kill_case 4 $kind
+done
+HCMPI_COLL_SHM_CPUS=2 HCMPI_SPIN=0 kill_case 4 gatherv-1k
+HCMPI_COLL_SHM_CPUS=64 kill_case 4 scatterv-1k-root
 # A rank caught late in the world segment's vote at MPI_Init by the
 # victim's death (the others completed it and use the segment) keeps the
 # segment and fails as they do: on the schedules a Gatherv's sender went
@@ -207,7 +213,7 @@ kill_wrap=$(mktemp)
 printf '#!/bin/sh\n[ "$PMI_RANK" != 2 ] || export HCMPI_TEST_SHMCOLL_VOTE_LATE=1\nexec "$@"\n' \
     >"$kill_wrap"
 chmod +x "$kill_wrap"
-for kind in gatherv; do
+for kind in gatherv gatherv-1k; do
     HCMPI_COLL_SHM_CPUS=2 kill_case 4 $kind
 done
 kill_case 3 gather
