@@ -30,6 +30,16 @@ for n in 3 5 8; do
     HCMPI_COLL_SHM_CPUS=2 run_mpi_ok $n coll_shm_rooted
 done
 HCMPI_COLL_SHM_CPUS=2 HCMPI_SPIN=0 run_mpi_ok 5 coll_shm_rooted
+# The ranks count CPUs differently (one of them 64): the segment's layout
+# and paths follow rank 0's count on every rank, crowded or not.
+cpus_wrap=$(mktemp)
+for odd in 0 1; do
+    printf '#!/bin/sh\n[ "$PMI_RANK" != %s ] || export HCMPI_COLL_SHM_CPUS=64\nexec "$@"\n' \
+        $odd >"$cpus_wrap"
+    chmod +x "$cpus_wrap"
+    MPI_TEST_WRAP="$cpus_wrap" HCMPI_COLL_SHM_CPUS=2 run_mpi_ok 4 coll_shm_rooted
+done
+rm -f "$cpus_wrap"
 # Reads refused (no CMA) on every rank, and on rank 1 alone (its reads of
 # blocks fail, and those follow as messages between that pair).
 HCMPI_SHM_CMA=0 run_mpi_ok 3 coll_shm_rooted noreads
