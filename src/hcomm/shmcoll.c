@@ -757,9 +757,14 @@ static int shmcoll_gather_step(hc_shmcoll_op_t *op, uint32_t s) {
     return 1;
   if (me != op->root && hc_shmcoll_rooted_reads(op, op->size))
     return hc_shmcoll_gather_read_send(op, s);
-  if (me != op->root && op->nchunks > 1) { /* a span (FINAL, as below) */
+  if (me != op->root &&
+      (op->nchunks > 1 || (sc->medium != NULL && op->size > small &&
+                           shmcoll_rooted_buffered(sc, op->size)))) {
+    /* A span, or a medium buffer (FINAL, as below) */
     if (!hc_shmcoll_need(sc, SHMCOLL_DONE, SHMCOLL_ALL,
-                         shmcoll_reuse(sc, s, small)))
+                         op->nchunks > 1
+                             ? shmcoll_reuse(sc, s, small)
+                             : shmcoll_rooted_reuse(sc, s, op->size)))
       return 0;
     shmcoll_rooted_block_move(op, s, me, 0, op->size, 0); /* fits its span */
     atomic_store_explicit(&sc->lines[me].flag[SHMCOLL_DONE], s,
@@ -834,7 +839,7 @@ static int shmcoll_scatter_step(hc_shmcoll_op_t *op, uint32_t s) {
     if (buffered && (op->in_acc != NULL || op->nchunks > 1))
       shmcoll_rooted_block_move(op, s, r, at, n, 0);
     else if (buffered)
-      hc_copy_small(shmcoll_buf(sc, r, s, n), op->in + at, n);
+      hc_copy_small(shmcoll_rooted_buf(sc, r, s, n), op->in + at, n);
     else if (r == me)
       hc_shmcoll_rooted_own(op, at, 0, n);
     if (buffered && op->nchunks == 1)

@@ -17,7 +17,11 @@
  *                     SHMCOLL_SMALL bytes (rank r's number d at
  *                     (r x depth + d) x SHMCOLL_SMALL; "rank" n is
  *                     the shared area: the broadcast data), then the
- *                     large ones: (n + 1) x 2 of chunk bytes, alike
+ *                     large ones: (n + 1) x 2 of chunk bytes, alike;
+ *                     where the node is crowded, then the medium ones:
+ *                     n x SHMCOLL_MEDIUM_DEPTH of
+ *                     SHMCOLL_ROOTED_BUFFERED_MAX bytes (a gather's or
+ *                     scatter's blocks, below)
  *   lanes_offset      nlanes lanes, each n x shmcoll_line_t and then
  *                     (n + 1) x SHMCOLL_LANE_DEPTH small buffers of the
  *                     lane's own size (lane_small, up to
@@ -287,6 +291,9 @@ typedef struct hc_shmcoll {
    * on every rank): ranks that wait for each other then wait for the
    * scheduler too. */
   int crowded;
+  /* Where crowded (and on up to 16 ranks), the communicator's segment
+   * only: its medium buffers (SHMCOLL_MEDIUM_DEPTH per rank); else NULL. */
+  unsigned char *medium;
   /* The segment's light (rank 0's choice, so that ranks whose
    * environments differ still agree): sleepers on the segment's bell run
    * membarrier (util/fence.h); and where this rank's HCMPI_SHM_LIGHT_FENCE
@@ -383,13 +390,39 @@ static inline uint32_t shmcoll_reuse(const hc_shmcoll_t *sc, uint32_t s,
  * (hc_shmcoll_rooted_reads). */
 #define SHMCOLL_ROOTED_BUFFERED_MAX ((size_t)2 << 10)
 
+/* Medium buffers: where the node is crowded (sc->medium), a gather's or
+ * scatter's blocks above a small buffer and up to
+ * SHMCOLL_ROOTED_BUFFERED_MAX go through a ring of SHMCOLL_MEDIUM_DEPTH
+ * buffers of that size per rank: one number a call, the writer waiting
+ * for every rank's done of s - SHMCOLL_MEDIUM_DEPTH (only the writer and
+ * the reader need to know the block's size, so the v-forms' blocks too).
+ * The large buffers' two numbers paced the senders to a root that shares
+ * their cores (2.2-2.6 us against messages' 1.0-1.2, 4 ranks on 2 cores,
+ * 1 KiB), and messages hand the core over per block (bench/NOTES.md,
+ * scat18, coll8 and coll22). */
+#define SHMCOLL_MEDIUM_DEPTH 64
+
 /* 1 when a block of len bytes moves through the buffer
- * shmcoll_buf(sc, its rank, s, len); both of its ends know len, and
- * sc->crowded is the same on every rank (the header's CPUs). */
+ * shmcoll_rooted_buf(sc, its rank, s, len); both of its ends know len,
+ * and sc->crowded and sc->medium are alike on every rank (the header's
+ * CPUs). */
 static inline int shmcoll_rooted_buffered(const hc_shmcoll_t *sc, size_t len) {
-  return len > 0 && (len <= sc->small ||
-                     (!sc->crowded && len <= SHMCOLL_ROOTED_BUFFERED_MAX &&
-                      len <= sc->chunk));
+  return len > 0 &&
+         (len <= sc->small ||
+          (len <= SHMCOLL_ROOTED_BUFFERED_MAX &&
+           (sc->medium != NULL || (!sc->crowded && len <= sc->chunk))));
+}
+
+/* Rank's buffer for a gather's or scatter's block of len bytes of
+ * collective number s (shmcoll_rooted_buffered): a small one, a medium
+ * one where the node is crowded, else a large one. */
+static inline unsigned char *
+shmcoll_rooted_buf(const hc_shmcoll_t *sc, int rank, uint32_t s, size_t len) {
+  if (len <= sc->small || sc->medium == NULL)
+    return shmcoll_buf(sc, rank, s, len);
+  return sc->medium + ((size_t)rank * SHMCOLL_MEDIUM_DEPTH +
+                       (s & (SHMCOLL_MEDIUM_DEPTH - 1))) *
+                          SHMCOLL_ROOTED_BUFFERED_MAX;
 }
 
 /* Numbers a gather or scatter takes: one, but on a crowded node a fixed
@@ -403,7 +436,11 @@ static inline int shmcoll_rooted_buffered(const hc_shmcoll_t *sc, size_t len) {
  * 1.0-1.2 -> 0.24-0.42; bench/NOTES.md, coll8).  Not a v-form: a rank
  * does not know the others' blocks, so every v-form would take the
  * widest span, and its small blocks the shallower ring (Gatherv 8 B
- * 0.15 -> 0.22 us, as with HCMPI_COLL_SHM_DEPTH=64). */
+ * 0.15 -> 0.22 us, as with HCMPI_COLL_SHM_DEPTH=64); its blocks take the
+ * medium buffers instead (above).  The fixed forms keep their spans: through
+ * the medium buffers (64, 128 or 256 deep) they were slower at 1 KiB, 4
+ * ranks on 2 cores: Gather 0.34 -> 0.38-0.49 us, Scatter 0.24 -> 0.43-0.49
+ * (bench/NOTES.md, coll22). */
 static inline uint32_t shmcoll_rooted_span(const hc_shmcoll_t *sc, int vform,
                                            size_t len) {
   if (len <= sc->small || vform || !sc->crowded || /* the usual first */
@@ -421,7 +458,7 @@ static inline unsigned char *shmcoll_span_piece(const hc_shmcoll_t *sc,
                                                 uint32_t span, size_t i,
                                                 size_t len) {
   if (span == 1)
-    return shmcoll_buf(sc, rank, s, len);
+    return shmcoll_rooted_buf(sc, rank, s, len);
   return shmcoll_buf(sc, rank, s - span + 1 + (uint32_t)i, sc->small);
 }
 
@@ -446,11 +483,14 @@ static inline int shmcoll_rooted_spanned(const hc_shmcoll_t *sc, uint32_t span,
 
 /* The collective every rank must have finished before blocks of up to
  * widest bytes fill their buffers of number s: the later of the small
- * buffers' and the large ones' (a v-form's blocks may take both). */
+ * buffers' and the large (or medium) ones' (a v-form's blocks may take
+ * both). */
 static inline uint32_t shmcoll_rooted_reuse(const hc_shmcoll_t *sc, uint32_t s,
                                             size_t widest) {
   uint32_t small = shmcoll_reuse(sc, s, sc->small);
-  uint32_t large = shmcoll_reuse(sc, s, widest);
+  uint32_t large = widest > sc->small && sc->medium != NULL
+                       ? s - SHMCOLL_MEDIUM_DEPTH
+                       : shmcoll_reuse(sc, s, widest);
   return shmcoll_reached(large, small) ? large : small;
 }
 

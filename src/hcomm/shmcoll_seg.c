@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "hcomm/coll.h"
@@ -186,10 +187,29 @@ static int shmcoll_lanes_for(int n, size_t *small) {
   return fit < SHMCOLL_LANES ? (int)fit : SHMCOLL_LANES;
 }
 
-/* Where the lanes start: after the large buffers. */
+/* The CPUs a segment counts (its header's, rank 0's count):
+ * HCMPI_COLL_SHM_CPUS, else those online. */
+static uint32_t shmcoll_cpus(void) {
+  long online = sysconf(_SC_NPROCESSORS_ONLN);
+  return hc_shmcoll_tuning.cpus > 0 ? (uint32_t)hc_shmcoll_tuning.cpus
+         : online > 0               ? (uint32_t)online
+                                    : 1;
+}
+
+/* Bytes of the medium buffers (shmcoll_impl.h): only on a crowded node,
+ * and only where they take at most a quarter of the budget (16 ranks);
+ * without them a v-form's blocks above a small buffer there are
+ * messages. */
+static size_t shmcoll_medium_bytes(const hc_shmcoll_t *sc) {
+  size_t bytes =
+      (size_t)sc->size * SHMCOLL_MEDIUM_DEPTH * SHMCOLL_ROOTED_BUFFERED_MAX;
+  return sc->crowded && bytes <= SHMCOLL_SEG_BUDGET / 4 ? bytes : 0;
+}
+
+/* Where the lanes start: after the large buffers and the medium ones. */
 static size_t shmcoll_lanes_offset(const hc_shmcoll_t *sc) {
   return shmcoll_data_offset(sc) + sc->small_bytes +
-         (2 * (size_t)sc->size + 2) * sc->chunk;
+         (2 * (size_t)sc->size + 2) * sc->chunk + shmcoll_medium_bytes(sc);
 }
 
 static size_t shmcoll_page_up(size_t n) { return (n + 4095) / 4096 * 4096; }
@@ -280,6 +300,16 @@ static void shmcoll_small_pages_map(hc_shmcoll_t *sc) {
    * root, calls 50-250: 0.07-0.13 us mapped only, 0.02 read too). */
   for (size_t off = 0; off < sc->small_bytes; off += SHMCOLL_LINE)
     (void)((volatile unsigned char *)sc->data)[off];
+  /* The medium buffers' pages likewise (mapped only: n x 128 KiB): their
+   * first round of 64 Gatherv or Scatterv above 512 B faulted page after
+   * page (4 ranks on 2 cores, 20 calls a rep, Gatherv 1 KiB, the first
+   * size after 8 B, 3.1 us against 2 KiB's 1.2; bench/NOTES.md, coll22). */
+  if (sc->medium != NULL) {
+    uintptr_t from = (uintptr_t)sc->medium & ~(uintptr_t)4095;
+    (void)madvise((void *)from,
+                  (uintptr_t)sc->medium - from + shmcoll_medium_bytes(sc),
+                  MADV_POPULATE_WRITE);
+  }
 }
 
 int hc_shmcoll_wide_pages(hc_shmcoll_t *sc, int w) {
@@ -325,10 +355,7 @@ static void shmcoll_format(hc_shmcoll_t *sc) {
   hdr->lane_small = (uint32_t)sc->lane_small;
   hdr->depth = (uint32_t)sc->depth;
   hdr->nwide = (uint16_t)sc->nwide;
-  long online = sysconf(_SC_NPROCESSORS_ONLN);
-  hdr->cpus = hc_shmcoll_tuning.cpus > 0 ? (uint32_t)hc_shmcoll_tuning.cpus
-              : online > 0                ? (uint32_t)online
-                                          : 1;
+  hdr->cpus = shmcoll_cpus();
   /* Not on a crowded node either, even for a small communicator: there
    * ranks sleep often, and each membarrier interrupts every core (as the
    * shm transport decides). */
@@ -412,9 +439,45 @@ hc_status_t hc_shmcoll_vote(hcomm_comm_t *comm, int32_t *failed) {
                                &req);
 }
 
+/* 1 when a member of comm is known lost (or comm revoked): from then on
+ * every use of its segment fails at its first failure check. */
+static int shmcoll_member_lost(const hcomm_comm_t *comm) {
+  hc_engine_lock();
+  int lost = hc_comm_failure_locked(comm) != HC_OK;
+  hc_engine_unlock();
+  return lost;
+}
+
+/* HCMPI_TEST_SHMCOLL_VOTE_LATE (tests only): this rank, its vote done,
+ * waits (up to 30 s) for a member of comm to be lost and takes the vote as
+ * failed by it, as a rank that a member's death caught late in the vote
+ * (the others completed it). */
+static hc_status_t shmcoll_vote_late(const hcomm_comm_t *comm) {
+  for (int ms = 0; ms < 30000; ms++) {
+    hc_engine_lock();
+    hc_progress_locked();
+    hc_status_t why = hc_comm_failure_locked(comm);
+    hc_engine_unlock();
+    if (why != HC_OK)
+      return why;
+    struct timespec ts = {0, 1000000L};
+    nanosleep(&ts, NULL);
+  }
+  return HC_OK;
+}
+
 /* Makes and agrees on comm's segment; sc->usable says how it went.
  * against: this rank cannot use one whatever happens (out of memory), but
- * takes part so that the others learn it. */
+ * takes part so that the others learn it.
+ * A vote that failed here (a member died during it) may have completed on
+ * the others, which then use the segment: a rank that mapped it and voted
+ * for it keeps it where a member is lost, rather than taking the
+ * schedules, so that its collectives fail as theirs do.  On the schedules
+ * a Gatherv's sender went on succeeding, its eager sends taken by a root
+ * that waited in the segment (world's segment, agreed at MPI_Init by a
+ * rank late on a crowded node while the victim of a kill test died;
+ * bench/NOTES.md, coll22).  A rank that voted against was counted by
+ * every rank that completed the vote: none of them uses it. */
 static hc_status_t shmcoll_setup(hcomm_comm_t *comm, hc_shmcoll_t *sc,
                                  int against) {
   shmcoll_offer_t offer;
@@ -423,17 +486,21 @@ static hc_status_t shmcoll_setup(hcomm_comm_t *comm, hc_shmcoll_t *sc,
   if (sc->rank == 0)
     shmcoll_create(sc, &offer, &fd, &memfd);
   int32_t failed = 0;
+  int mapped = 0;
   hc_status_t rc = shmcoll_agree(comm, &offer);
   if (rc == HC_OK) {
-    failed =
-        against || !offer.ok || (sc->rank != 0 && !shmcoll_attach(sc, &offer));
+    mapped =
+        !against && offer.ok && (sc->rank == 0 || shmcoll_attach(sc, &offer));
+    failed = !mapped;
     rc = hc_shmcoll_vote(comm, &failed);
+    if (rc == HC_OK && hc_env_bool("HCMPI_TEST_SHMCOLL_VOTE_LATE", 0))
+      rc = shmcoll_vote_late(comm);
   }
   if (fd >= 0)
     close(fd);
   if (sc->rank == 0 && offer.ok && !memfd)
     shm_unlink(offer.name);
-  sc->usable = rc == HC_OK && !failed;
+  sc->usable = rc == HC_OK ? !failed : mapped && shmcoll_member_lost(comm);
   if (!sc->usable && sc->base != NULL) {
     munmap(sc->base, sc->seg_size);
     sc->base = NULL;
@@ -538,6 +605,9 @@ hc_shmcoll_t *hc_shmcoll_get(hcomm_comm_t *comm, size_t bytes,
   use->ndeep = ndeep;
   use->lane_small = lane_small;
   use->nwide = nwide;
+  /* Rank 0's count, which its layout follows (the others' until they
+   * read the header's, below). */
+  use->crowded = (uint32_t)comm->size > shmcoll_cpus();
   /* A rank short of memory still takes part, and votes against. */
   *rc = shmcoll_setup(comm, use, sc == NULL);
   if (sc == NULL || !sc->usable) {
@@ -546,8 +616,12 @@ hc_shmcoll_t *hc_shmcoll_get(hcomm_comm_t *comm, size_t bytes,
     return NULL;
   }
   sc->data = sc->base + sc->hdr->data_offset;
-  shmcoll_small_pages_map(sc);
   sc->crowded = (uint32_t)sc->size > sc->hdr->cpus;
+  sc->medium = shmcoll_medium_bytes(sc) > 0
+                   ? sc->data + sc->small_bytes +
+                         (2 * (size_t)sc->size + 2) * sc->chunk
+                   : NULL;
+  shmcoll_small_pages_map(sc);
   sc->light_sleep = sc->hdr->light != 0;
   sc->light_publish = sc->light_sleep &&
                       hc_env_bool("HCMPI_SHM_LIGHT_FENCE", 1) &&

@@ -460,7 +460,7 @@ static inline void shmcoll_span_store(const hc_shmcoll_t *sc, int rank,
                                       uint32_t s, uint32_t span,
                                       const unsigned char *src, size_t n) {
   if (span == 1) {
-    hc_copy_small(shmcoll_buf(sc, rank, s, n), src, n);
+    hc_copy_small(shmcoll_rooted_buf(sc, rank, s, n), src, n);
     return;
   }
   for (size_t i = 0; i * sc->small < n; i++)
@@ -472,7 +472,7 @@ static inline void shmcoll_span_load(const hc_shmcoll_t *sc, int rank,
                                      uint32_t s, uint32_t span,
                                      unsigned char *dst, size_t n) {
   if (span == 1) {
-    hc_copy_small(dst, shmcoll_buf(sc, rank, s, n), n);
+    hc_copy_small(dst, shmcoll_rooted_buf(sc, rank, s, n), n);
     return;
   }
   for (size_t i = 0; i * sc->small < n; i++)

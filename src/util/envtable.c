@@ -75,6 +75,11 @@ const hc_env_entry_t hc_env_table[] = {
      "tests only: 1 makes this process kill itself (SIGKILL) as soon as it "
      "has made a named shared segment (HCMPI_SHM_MEMFD=0), before anyone "
      "could unlink it"},
+    {"HCMPI_TEST_SHMCOLL_VOTE_LATE", "0", "library",
+     "tests only: 1 makes this process, once its vote on a communicator's "
+     "collective segment is done, wait (up to 30 s) until a member of the "
+     "communicator is lost and take the vote as failed by that loss, as a "
+     "rank caught late in the vote by a death (a test sets it in one rank)"},
     {"HCMPI_TEST_RMA_DIE_HOLDING", "0", "library",
      "tests only: N > 0 makes this process kill itself (SIGKILL) inside "
      "its N-th accumulate on a shared-mapping window, while it holds the "

@@ -44,7 +44,10 @@
  *                       (16 KiB a rank: gather's read in place),
  *                       gather-1k, scatter-1k and their -root kinds (1
  *                       KiB a rank: through the large buffers, or a span
- *                       of two small ones where the node is crowded)); the
+ *                       of two small ones where the node is crowded),
+ *                       gatherv-1k, scatterv-1k and their -root kinds
+ *                       (the same as v-forms: where crowded through the
+ *                       medium buffers)); the
  *                       survivors
  *                       must get MPIX_ERR_PROC_FAILED from one of their
  *                       next few KINDs, never hang.  Run under hcmpirun
@@ -425,6 +428,19 @@ static int run_kind(const char *kind, int round)
         if (strncmp(kind, "alltoall", 8) == 0)
             return MPI_Alltoall(mid_in, n / wsize, MPI_INT, mid_out, n / wsize, MPI_INT,
                                 MPI_COMM_WORLD);
+        /* Gatherv, Scatterv of 1 KiB a rank: the large buffers, or the
+         * medium ones where the node is crowded. */
+        static int mid_counts[8], mid_displs[8];
+        for (int r = 0; r < wsize; r++) {
+            mid_counts[r] = n;
+            mid_displs[r] = n * (wsize - 1 - r);
+        }
+        if (strncmp(kind, "gatherv", 7) == 0)
+            return MPI_Gatherv(mid_in, n, MPI_INT, mid_out, mid_counts, mid_displs, MPI_INT,
+                               root, MPI_COMM_WORLD);
+        if (strncmp(kind, "scatterv", 8) == 0)
+            return MPI_Scatterv(mid_in, mid_counts, mid_displs, MPI_INT, mid_out, n, MPI_INT,
+                                root, MPI_COMM_WORLD);
         /* Gather, Scatter: blocks through the large buffers. */
         if (strncmp(kind, "gather", 6) == 0)
             return MPI_Gather(mid_in, n, MPI_INT, mid_out, n, MPI_INT, root, MPI_COMM_WORLD);

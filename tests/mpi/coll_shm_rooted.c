@@ -25,8 +25,10 @@
  *                            Scatter of up to 2 KiB (129, 256, 300 and 512
  *                            ints: spans of 2, 2, 3 and 4 small buffers
  *                            on a crowded node), and Gatherv and Scatterv
- *                            of up to 2 KiB on no more ranks than CPUs
- *                            (HCMPI_COLL_SHM_CPUS, else those online), in
+ *                            of up to 2 KiB (large buffers, or medium ones
+ *                            where the node is crowded: more ranks, up to
+ *                            16, than HCMPI_COLL_SHM_CPUS, else those
+ *                            online), in
  *                            place and not, plain and strided, move no
  *                            transport message on 2 or more ranks (MPI_T
  *                            counters);
@@ -40,11 +42,17 @@
  *                            Scatterv, Bcast, Gather and Reduce of 2 ints
  *                            and Gather and Scatter of 300 ints (spans of
  *                            three small buffers where crowded, some
- *                            across the ring's end), every root, in place
- *                            at the root on odd ones.  Then 1,500
+ *                            across the ring's end), and Gatherv and
+ *                            Scatterv of 2, 300 and 512 ints (medium
+ *                            buffers where crowded, 64 deep), every root,
+ *                            in place at the root on odd ones.  Then 1,500
  *                            Scatters and Scatterv of 2, 100 and 300 ints
  *                            back to back, a slow root every 7th, an
  *                            Iscatterv every 11th, a Bcast every 13th.
+ *                            Then stretches of 150 Gatherv, then of 150
+ *                            Scatterv, back to back, of 2 to 512 ints, the
+ *                            side that would run ahead held back by a slow
+ *                            rank (past the medium buffers' ring).
  *   coll_shm_rooted noreads  the same, larger blocks by messages allowed
  *                            (reads refused: no CMA).
  *   coll_shm_rooted plain    results only (segments off, tcp, another MPI).
@@ -285,9 +293,8 @@ static long segment_cpus(void)
 /* Gather(v) and Scatter(v) of blocks of at most the small buffer, then
  * Gather and Scatter of up to 2 KiB (through the large buffers, or where
  * the node is crowded spans of small ones), then Gatherv and Scatterv of
- * up to 2 KiB (through the large buffers where the node is not crowded),
- * plain and strided: no message moves (the v-forms' larger ones: on no
- * more ranks than CPUs). */
+ * up to 2 KiB (through the large buffers, or where the node is crowded
+ * the medium ones), plain and strided: no message moves. */
 static void small_round(MPI_Comm comm, int it)
 {
     int n;
@@ -317,10 +324,11 @@ static void small_round(MPI_Comm comm, int it)
     for (int inplace = 0; inplace < 2; inplace++)
         for (int stride = 1; stride <= 2; stride++)
             gatherv_case(comm, it, SIZES_BUFFERED, inplace, stride);
-    if (counted && n <= segment_cpus())
+    /* (A crowded node's segment has medium buffers up to 16 ranks.) */
+    if (counted && (n <= 16 || n <= segment_cpus()))
         CHECK(messages_sent() == before,
-              "gathers and scatters of up to 2 KiB sent %llu messages on %d ranks",
-              messages_sent() - before, n);
+              "Gatherv and Scatterv of up to 2 KiB sent %llu messages on %d ranks (%ld CPUs)",
+              messages_sent() - before, n, segment_cpus());
 }
 
 /* Blocks of 16 KiB and more, of plain ints at the root (fixed forms where
@@ -361,21 +369,94 @@ static void any_round(MPI_Comm comm, int it)
         mixed_case(comm, it, inplace);
 }
 
+/* A duplicate of comm (a segment of its own, made by its first
+ * collective), with this rank's rank and the size. */
+static MPI_Comm dup_of(MPI_Comm comm, int *rank, int *n)
+{
+    MPI_Comm dup;
+    CHECK(MPI_Comm_dup(comm, &dup) == MPI_SUCCESS, "dup");
+    MPI_Comm_rank(dup, rank);
+    MPI_Comm_size(dup, n);
+    return dup;
+}
+
+/* Blocks of 2, 300 or 512 ints by rank r and round it (on a crowded node
+ * the wider ones through the medium buffers, beside small ones), in
+ * reverse order with a gap of one int after each: their total ints. */
+static int medium_layout(int n, int it, int *counts, int *displs)
+{
+    int total = 0;
+    for (int r = n - 1; r >= 0; r--) {
+        int kind = (r + it) % 3;
+        counts[r] = kind == 0 ? 2 : kind == 1 ? 300 : 512;
+        displs[r] = total;
+        total += counts[r] + 1;
+    }
+    return total;
+}
+
+/* One round of ring_case's v-forms: Gatherv to root, then Scatterv from
+ * it, of medium_layout's blocks (the gaps untouched), in place at the
+ * root where self; every result checked. */
+static void ring_vforms(MPI_Comm comm, int it, int root, int self)
+{
+    enum { WIDEST = 512 };
+    int rank, n;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &n);
+    int *counts = mt_malloc(sizeof(int) * (size_t)n), *displs = mt_malloc(sizeof(int) * (size_t)n);
+    int total = medium_layout(n, it, counts, displs);
+    int *all = mt_malloc(sizeof(int) * (size_t)total), *mine = mt_malloc(sizeof(int) * WIDEST);
+    int at_root = rank == root, count = counts[rank];
+    for (int i = 0; i < count; i++)
+        mine[i] = elem(rank, root, it + 5, i);
+    for (int k = 0; at_root && k < total; k++)
+        all[k] = GAP;
+    if (self)
+        memcpy(all + displs[rank], mine, sizeof(int) * (size_t)count);
+    CHECK(MPI_Gatherv(self ? MPI_IN_PLACE : mine, count, MPI_INT, all, counts, displs, MPI_INT,
+                      root, comm) == MPI_SUCCESS,
+          "ring gatherv");
+    for (int r = 0; at_root && r < n; r++) {
+        for (int i = 0; i < counts[r]; i++)
+            CHECK(all[displs[r] + i] == elem(r, root, it + 5, i),
+                  "ring gatherv it %d root %d: rank %d [%d] %d", it, root, r, i,
+                  all[displs[r] + i]);
+        CHECK(all[displs[r] + counts[r]] == GAP, "ring gatherv it %d: gap after rank %d", it, r);
+    }
+    for (int r = 0; at_root && r < n; r++)
+        for (int i = 0; i < counts[r]; i++)
+            all[displs[r] + i] = elem(r, root, it + 6, i);
+    for (int i = 0; i < WIDEST; i++)
+        mine[i] = GAP;
+    CHECK(MPI_Scatterv(all, counts, displs, MPI_INT, self ? MPI_IN_PLACE : mine, count, MPI_INT,
+                       root, comm) == MPI_SUCCESS,
+          "ring scatterv");
+    const int *got = self ? all + displs[rank] : mine;
+    for (int i = 0; i < count; i++)
+        CHECK(got[i] == elem(rank, root, it + 6, i), "ring wide scatterv it %d root %d: [%d] %d",
+              it, root, i, got[i]);
+    CHECK(self || count == WIDEST || mine[count] == GAP, "ring scatterv it %d: past the block",
+          it);
+    free(all);
+    free(mine);
+    free(counts);
+    free(displs);
+}
+
 /* Calls past a small buffer's ring (256 deep): on a duplicate of comm,
  * whose first collective (the one that makes its segment) is a small
  * Scatter, 600 rounds of Scatter, Scatterv (in place at the root on odd
  * rounds), Bcast, Gather and Reduce of 2 ints, then Gather and Scatter of
  * WIDE ints (on a crowded node spans of three small buffers, which the
- * rounds carry across the ring's end), the root moving each round; every
- * result checked. */
+ * rounds carry across the ring's end), then Gatherv and Scatterv of 2 to
+ * 512 ints (ring_vforms), the root moving each round; every result
+ * checked. */
 static void ring_case(MPI_Comm comm)
 {
     enum { ROUNDS = 600, EACH = 2, WIDE = 300 };
-    MPI_Comm dup;
-    CHECK(MPI_Comm_dup(comm, &dup) == MPI_SUCCESS, "dup");
     int rank, n;
-    MPI_Comm_rank(dup, &rank);
-    MPI_Comm_size(dup, &n);
+    MPI_Comm dup = dup_of(comm, &rank, &n);
     int *all = mt_malloc(sizeof(int) * (size_t)(n * EACH));
     int *wide_all = mt_malloc(sizeof(int) * (size_t)(n * WIDE));
     int *wide = mt_malloc(sizeof(int) * WIDE);
@@ -451,6 +532,7 @@ static void ring_case(MPI_Comm comm)
         for (int i = 0; i < WIDE; i++)
             CHECK(got[i] == elem(rank, root, it + 4, i), "ring wide scatter it %d root %d: [%d] %d",
                   it, root, i, got[i]);
+        ring_vforms(dup, it, root, self);
     }
     free(wide_all);
     free(wide);
@@ -471,11 +553,8 @@ static void posts_case(MPI_Comm comm)
 {
     enum { ROUNDS = 1500, WIDEST = 300 };
     static const int each_of[3] = {2, 100, 300};
-    MPI_Comm dup;
-    CHECK(MPI_Comm_dup(comm, &dup) == MPI_SUCCESS, "dup");
     int rank, n;
-    MPI_Comm_rank(dup, &rank);
-    MPI_Comm_size(dup, &n);
+    MPI_Comm dup = dup_of(comm, &rank, &n);
     int *all = mt_malloc(sizeof(int) * (size_t)(n * (WIDEST + 1)));
     int *mine = mt_malloc(sizeof(int) * (WIDEST + 1));
     int *counts = mt_malloc(sizeof(int) * (size_t)n), *displs = mt_malloc(sizeof(int) * (size_t)n);
@@ -526,6 +605,65 @@ static void posts_case(MPI_Comm comm)
     CHECK(MPI_Comm_free(&dup) == MPI_SUCCESS, "free");
 }
 
+/* Medium buffers run ahead of: on a duplicate of comm, 6 stretches of 150
+ * Gatherv then 150 Scatterv back to back, of medium_layout's blocks, the
+ * root moving each stretch; the side that would run
+ * ahead (a gather's senders, a scatter's root) past the 64-deep ring held
+ * back by the other's slow rank (a 30 us sleep every 5th round: the root
+ * of a gather, a reader of a scatter); every block checked, the gaps
+ * untouched. */
+static void medium_case(MPI_Comm comm)
+{
+    enum { STRETCHES = 6, ROUNDS = 150, WIDEST = 512 };
+    int rank, n;
+    MPI_Comm dup = dup_of(comm, &rank, &n);
+    int *all = mt_malloc(sizeof(int) * (size_t)(n * (WIDEST + 1)));
+    int *mine = mt_malloc(sizeof(int) * (WIDEST + 1));
+    int *counts = mt_malloc(sizeof(int) * (size_t)n), *displs = mt_malloc(sizeof(int) * (size_t)n);
+    for (int st = 0; st < 2 * STRETCHES; st++) {
+        int gather = st % 2 == 0, root = (st / 2) % n, slow = gather ? root : (root + 1) % n;
+        for (int it = st * ROUNDS; it < (st + 1) * ROUNDS; it++) {
+            int total = medium_layout(n, it, counts, displs), count = counts[rank];
+            if (rank == slow && it % 5 == 0)
+                usleep(30);
+            if (gather) {
+                for (int i = 0; i < count; i++)
+                    mine[i] = elem(rank, root, it, i);
+                for (int k = 0; rank == root && k < total; k++)
+                    all[k] = GAP;
+                CHECK(MPI_Gatherv(mine, count, MPI_INT, all, counts, displs, MPI_INT, root,
+                                  dup) == MPI_SUCCESS,
+                      "gatherv");
+                for (int r = 0; rank == root && r < n; r++) {
+                    for (int i = 0; i < counts[r]; i++)
+                        CHECK(all[displs[r] + i] == elem(r, root, it, i),
+                              "medium gatherv it %d root %d: rank %d [%d] %d", it, root, r, i,
+                              all[displs[r] + i]);
+                    CHECK(all[displs[r] + counts[r]] == GAP, "medium gatherv it %d: gap", it);
+                }
+                continue;
+            }
+            for (int r = 0; rank == root && r < n; r++)
+                for (int i = 0; i < counts[r]; i++)
+                    all[displs[r] + i] = elem(r, root, it, i);
+            for (int i = 0; i <= count; i++)
+                mine[i] = GAP;
+            CHECK(MPI_Scatterv(all, counts, displs, MPI_INT, mine, count, MPI_INT, root, dup) ==
+                      MPI_SUCCESS,
+                  "scatterv");
+            for (int i = 0; i < count; i++)
+                CHECK(mine[i] == elem(rank, root, it, i), "medium scatterv it %d root %d: [%d] %d",
+                      it, root, i, mine[i]);
+            CHECK(mine[count] == GAP, "medium scatterv it %d: past the block", it);
+        }
+    }
+    free(all);
+    free(mine);
+    free(counts);
+    free(displs);
+    CHECK(MPI_Comm_free(&dup) == MPI_SUCCESS, "free");
+}
+
 int main(int argc, char **argv)
 {
     int plain = argc > 1 && strcmp(argv[1], "plain") == 0;
@@ -544,6 +682,7 @@ int main(int argc, char **argv)
     MPI_Comm comms[2] = {MPI_COMM_WORLD, split};
     ring_case(MPI_COMM_WORLD);
     posts_case(MPI_COMM_WORLD);
+    medium_case(MPI_COMM_WORLD);
     for (int k = 0; k < 2; k++) /* makes the segments (messages) */
         CHECK(MPI_Barrier(comms[k]) == MPI_SUCCESS, "barrier");
     for (int it = 0; it < 3; it++) {
