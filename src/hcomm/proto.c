@@ -498,7 +498,7 @@ hc_status_t hc_proto_send_now(int peer_rank, uint32_t match_ctx, int tag,
    * asks again and gets the same answer (eager_max_now). */
   if (peer->ops == NULL || peer->failed || peer->backlog_head != NULL)
     return HC_ERR_AGAIN;
-  if (bytes > peer->eager_limit &&
+  if (__builtin_expect(bytes > peer->eager_limit, 0) &&
       !(peer->eager_ask && proto_eager_now(peer, bytes)))
     return HC_ERR_AGAIN;
   /* Nothing answers a standard eager send: the short header will do. */
