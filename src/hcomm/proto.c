@@ -492,9 +492,14 @@ void hc_proto_send(hcomm_request_t *req) {
 hc_status_t hc_proto_send_now(int peer_rank, uint32_t match_ctx, int tag,
                               const void *buf, size_t bytes) {
   hc_peer_t *peer = &hc_engine.peers[peer_rank];
-  /* Packets waiting for this peer go first: order is per pair. */
-  if (peer->ops == NULL || peer->failed || bytes > peer->eager_limit ||
-      peer->backlog_head != NULL)
+  /* Packets waiting for this peer go first: order is per pair.  Above the
+   * eager limit the transport says whether this one goes eager now (a
+   * stream's) or as a rendezvous (a lone one it reads): the request path
+   * asks again and gets the same answer (eager_max_now). */
+  if (peer->ops == NULL || peer->failed || peer->backlog_head != NULL)
+    return HC_ERR_AGAIN;
+  if (__builtin_expect(bytes > peer->eager_limit, 0) &&
+      !(peer->eager_ask && proto_eager_now(peer, bytes)))
     return HC_ERR_AGAIN;
   /* Nothing answers a standard eager send: the short header will do. */
   hc_pkt_short_hdr_t hdr = {

@@ -229,7 +229,9 @@ typedef struct hc_transport_ops {
    * moment (shm: whether its ring to the peer still holds unread packets,
    * and how a rendezvous would move the bytes), and in_stream: the
    * engine's last rendezvous send to the peer is still unfinished, so this
-   * message follows it in a stream. */
+   * message follows it in a stream.  One send may ask twice (the engine's
+   * short path, then its request path): until a packet goes to the peer,
+   * the transport answers as it did. */
   size_t (*eager_max_now)(void *ctx, int peer_world_rank, int in_stream);
   /* Optional (NULL where a transport has none): the mirror of get, a
    * single-copy write of len bytes from local to remote_addr in the peer's

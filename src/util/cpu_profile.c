@@ -42,22 +42,24 @@ static const hc_cpu_profile_t cpu_profile_amd = {
  * (two copies through a cell, the receiver's pulling every line from the
  * sender's core) took longer than a rendezvous: 12 KiB 2.9 against 1.5
  * us, bandwidth (window 64) level at 12-16 KiB (eager17); from 4 to 8 KiB
- * a rendezvous is quicker still but streams 14-33 % less, so eager up to
- * 8 KiB.  That rendezvous wins only as one CMA read of a lone message:
- * behind unread packets or an unfinished rendezvous (a stream), a message
- * of up to a cell goes eager all the same (window 64: 8193 B 12.7k against
- * 9.0k MB/s, 10 KiB 13.5k against 11.2k; mid17), hence eager_busy_max.
- * A lone rendezvous below 32 KiB is read with CMA too, not streamed nor
- * sent eager: 12-24 KiB ping-pong 1.4-2.2 against 7-13 us at load 5, the
- * bimodal 16 KiB of mid18 (bench/NOTES.md, lat19); hence lone_read_min. */
+ * a rendezvous is quicker still (8 KiB ping-pong 1.30 against 1.72 us,
+ * lat22) but streams 14-33 % less, so eager up to 4 KiB, and above it
+ * only for a stream.  That rendezvous wins only as one CMA read of a lone
+ * message: behind unread packets, an unfinished rendezvous, or sends the
+ * peer did not answer between (a stream), a message of up to a cell goes
+ * eager all the same (window 64: 8193 B 12.7k against 9.0k MB/s, 10 KiB
+ * 13.5k against 11.2k; mid17), hence eager_busy_max.  A lone rendezvous
+ * from 4 KiB is read with CMA too, not streamed nor sent eager: 12-24 KiB
+ * ping-pong 1.4-2.2 against 7-13 us at load 5, the bimodal 16 KiB of mid18
+ * (bench/NOTES.md, lat19, lat22b); hence lone_read_min. */
 static const hc_cpu_profile_t cpu_profile_intel = {
     .name = "intel",
     .shm_cma_min = (size_t)32 << 10,
     .shm_cma_help_min = (size_t)512 << 10,
     .coll_shm_stream_min = 0,
-    .shm_eager_max = (size_t)8 << 10,
+    .shm_eager_max = (size_t)4 << 10,
     .shm_eager_busy_max = (size_t)16 << 10,
-    .shm_lone_read_min = (size_t)8 << 10,
+    .shm_lone_read_min = (size_t)4 << 10,
 };
 
 /* Machines never measured keep the values hcmpi shipped with before

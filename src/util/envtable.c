@@ -35,7 +35,7 @@ const hc_env_entry_t hc_env_table[] = {
     {"HCMPI_EAGER_LIMIT", "16384", "library",
      "largest eager payload in bytes (capped by the transport); unset, "
      "messages between ranks of a node also stop at the processor's "
-     "limit (8192 on Intel; HCMPI_CPU_PROFILE)"},
+     "limit (4096 on Intel; HCMPI_CPU_PROFILE)"},
     {"HCMPI_SPIN", "4000", "library",
      "progress polls before a blocking wait sleeps (oversubscribed: 256 "
      "yielding in waits for messages, 2000 yielding in waits on "
@@ -242,7 +242,7 @@ const hc_env_entry_t hc_env_table[] = {
      "from the back), unless either waits for a core "
      "(HCMPI_SHM_STREAM_RUNQ_MAX); 0 never; the default is the processor's "
      "(HCMPI_CPU_PROFILE)"},
-    {"HCMPI_SHM_LONE_READ_MIN", "auto: 4m; 8k on Intel", "library",
+    {"HCMPI_SHM_LONE_READ_MIN", "auto: 4m; 4k on Intel", "library",
      "a lone rendezvous between ranks of a node (nothing else in the ring "
      "between them) of at least this many bytes is read with CMA even "
      "below HCMPI_SHM_CMA_MIN, and a lone message below it is sent eager "
@@ -253,8 +253,9 @@ const hc_env_entry_t hc_env_table[] = {
      "while HCMPI_EAGER_LIMIT is unset, messages between ranks of a node "
      "above the processor's eager limit, up to this many bytes (and what "
      "one cell holds), still go eager while they follow others in a stream "
-     "(the last rendezvous to that rank unfinished, or the ring to it "
-     "holding packets it has not read yet), or while the pair would stream "
+     "(the last rendezvous to that rank unfinished, the ring to it "
+     "holding packets it has not read yet, or no answer from it since the "
+     "last such send), or while the pair would stream "
      "a lone rendezvous through its cells rather than read it with CMA "
      "(HCMPI_SHM_LONE_READ_MIN); 0 never; the default is the processor's "
      "(HCMPI_CPU_PROFILE)"},

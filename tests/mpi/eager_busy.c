@@ -1,28 +1,36 @@
 /* Messages between ranks of a node above the processor profile's eager
- * limit (intel: 8 KiB) that still go eager while the pair is busy (the shm
+ * limit (intel: 4 KiB) that still go eager while the pair is busy (the shm
  * transport's eager_max_now), on 2 ranks with 16 KiB cells (16320 payload
  * bytes after the 64-byte header).  argv[1] names how the script set the
  * pair up:
  *   read    HCMPI_SHM_CMA_MIN=0, or the profile's HCMPI_SHM_LONE_READ_MIN
- *           (8 KiB) with the pair never contended: a lone rendezvous is
- *           read with CMA, so a lone message above 8 KiB is a rendezvous;
+ *           (4 KiB) with the pair never contended: a lone rendezvous is
+ *           read with CMA, so a lone message above 4 KiB is a rendezvous;
  *   stream  HCMPI_SHM_STREAM_RUNQ_MAX=100 and HCMPI_SHM_LONE_READ_MIN=32k:
  *           the pair never counts as contended and would stream even a
  *           lone rendezvous below 32 KiB through its cells, so every
  *           lone message up to a cell goes eager.
- * Part 1, lone messages (one at a time, each after a go-ahead): 8192, 8193,
- * 12288, 16320 and 16321 bytes, each received from MPI_ANY_SOURCE, after
- * MPI_Probe (its count), and into a buffer one byte short
+ * Part 1, lone messages (one at a time, each after a go-ahead): 4096, 4097,
+ * 8192, 8193, 12288, 16320 and 16321 bytes, each received from
+ * MPI_ANY_SOURCE, after MPI_Probe (its count), and into a buffer one byte short
  * (MPI_ERR_TRUNCATE); rank 1's MPI_T counters say which protocol carried
  * each.  Part 2, a stream: rank 0 starts a 20000-byte send (a rendezvous:
  * more than a cell) and, behind it while it is unfinished, mid-size sends
  * mixed with 8-byte ones and a synchronous one, before rank 1 posts any
  * receive; rank 1 then takes them in order (one into a vector type, one
  * after MPI_Mprobe) with contents checked, and its counters say every
- * message but the 20000-byte ones came eager. */
+ * message but the 20000-byte ones came eager.  Part 3, windows: twice, rank
+ * 0 sends WINDOW messages of 8192 bytes (MPI_Isend, a millisecond apart, so
+ * rank 1 may drain the ring between them) and a zero-byte DONE while rank 1
+ * waits for DONE without answering; rank 1 then receives them, checks
+ * their bytes and answers.  Rank 0's peer did not answer between those
+ * sends, so they are a stream: the second window came eager whole (the
+ * first window's first message may follow answers, a ping-pong's turn). */
 #include "mpitest.h"
 
-enum { TAG_GO = 1, TAG_DATA = 2 };
+#include <unistd.h>
+
+enum { TAG_GO = 1, TAG_DATA = 2, TAG_DONE = 3 };
 enum { ROOM = 16320, BIG = 20000 };
 static const char *const counter_names[2] = {"eager_received_messages",
                                              "rndv_received_messages"};
@@ -33,7 +41,7 @@ static int stream_mode; /* argv[1] is "stream" */
 /* Whether a lone message of size bytes goes eager under this set-up. */
 static int lone_eager(int size)
 {
-    return size <= 8192 || (stream_mode && size <= ROOM);
+    return size <= 4096 || (stream_mode && size <= ROOM);
 }
 
 /* Rank 1: one lone message of size bytes, received the way named by way. */
@@ -53,7 +61,7 @@ static void receive_lone(int size, int way, unsigned char *buf)
 
 static void part_lone(int rank, unsigned char *buf)
 {
-    static const int sizes[] = {8192, 8193, 12288, ROOM, ROOM + 1};
+    static const int sizes[] = {4096, 4097, 8192, 8193, 12288, ROOM, ROOM + 1};
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
         for (int way = 0; way < MT_WAYS; way++) {
             if (rank == 1) {
@@ -173,6 +181,46 @@ static void receive_stream(void)
           NSTREAM - big, big);
 }
 
+enum { WINDOW = 8, WINDOW_BYTES = 8192 };
+
+/* One window of part 3; rank 1 returns how many of it came eager. */
+static unsigned long long window_once(int rank, unsigned char *buf)
+{
+    if (rank == 0) {
+        MPI_Request reqs[WINDOW];
+        mt_fill(buf, WINDOW_BYTES, 77u);
+        MPI_Recv(NULL, 0, MPI_BYTE, 1, TAG_GO, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        for (int w = 0; w < WINDOW; w++) {
+            CHECK(MPI_Isend(buf, WINDOW_BYTES, MPI_BYTE, 1, TAG_DATA, MPI_COMM_WORLD,
+                            &reqs[w]) == MPI_SUCCESS,
+                  "window isend %d", w);
+            usleep(1000);
+        }
+        MPI_Send(NULL, 0, MPI_BYTE, 1, TAG_DONE, MPI_COMM_WORLD);
+        CHECK(MPI_Waitall(WINDOW, reqs, MPI_STATUSES_IGNORE) == MPI_SUCCESS, "window waitall");
+        return 0;
+    }
+    unsigned long long eager = mt_counters_sum(session, 1, &handles[0]);
+    MPI_Send(NULL, 0, MPI_BYTE, 0, TAG_GO, MPI_COMM_WORLD);
+    MPI_Recv(NULL, 0, MPI_BYTE, 0, TAG_DONE, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    for (int w = 0; w < WINDOW; w++) {
+        CHECK(MPI_Recv(buf, WINDOW_BYTES, MPI_BYTE, 0, TAG_DATA, MPI_COMM_WORLD,
+                       MPI_STATUS_IGNORE) == MPI_SUCCESS,
+              "window recv %d", w);
+        size_t bad = mt_verify(buf, WINDOW_BYTES, 77u);
+        CHECK(bad == MT_OK, "window message %d: byte %zu differs", w, bad);
+    }
+    /* DONE came eager too. */
+    return mt_counters_sum(session, 1, &handles[0]) - eager - 1;
+}
+
+static void part_windows(int rank, unsigned char *buf)
+{
+    (void)window_once(rank, buf);
+    unsigned long long eager = window_once(rank, buf);
+    CHECK(rank == 0 || eager == WINDOW, "second window: %llu of %d eager", eager, WINDOW);
+}
+
 int main(int argc, char **argv)
 {
     int provided, rank, nranks;
@@ -192,6 +240,7 @@ int main(int argc, char **argv)
         send_stream();
     else
         receive_stream();
+    part_windows(rank, buf);
     MPI_Barrier(MPI_COMM_WORLD);
     free(buf);
     mt_counters_finalize(&session);

@@ -44,7 +44,7 @@ END_TEST
 
 START_TEST(test_cpu_profile_intel_reads_with_cma_and_copies_cached) {
   profile_expect(profile_named("intel"), "intel", 32 * KIB, 512 * KIB, 0,
-                 8 * KIB, 16 * KIB);
+                 4 * KIB, 16 * KIB);
 }
 END_TEST
 

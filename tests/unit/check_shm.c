@@ -702,7 +702,7 @@ START_TEST(test_shm_cma_min_from_cpu_profile_unless_set) {
   unsetenv("HCMPI_SHM_CMA_MIN");
   setenv("HCMPI_CPU_PROFILE", "intel", 1);
   cma_min_expected = (size_t)32 << 10;
-  eager_max_expected = (size_t)8 << 10;
+  eager_max_expected = (size_t)4 << 10;
   harness_run(2, body_cma_min);
   setenv("HCMPI_CPU_PROFILE", "amd", 1);
   cma_min_expected = (size_t)4 << 20;
@@ -712,7 +712,7 @@ START_TEST(test_shm_cma_min_from_cpu_profile_unless_set) {
   cma_min_expected = (size_t)100 << 10;
   harness_run(2, body_cma_min);
   setenv("HCMPI_CPU_PROFILE", "intel", 1);
-  eager_max_expected = (size_t)8 << 10;
+  eager_max_expected = (size_t)4 << 10;
   harness_run(2, body_cma_min);
   unsetenv("HCMPI_SHM_CMA_MIN");
   unsetenv("HCMPI_CPU_PROFILE");

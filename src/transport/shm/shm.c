@@ -233,6 +233,18 @@ _Static_assert(sizeof(struct shm_help_ask) <= SHM_INLINE_MAX &&
                    sizeof(struct shm_pool_ref) <= SHM_INLINE_MAX,
                "a ring slot holds what the rings carry");
 
+/* What shm_eager_max_now last saw of a peer: the packets sent to it and
+ * taken from it then, whether it had answered (a packet taken) since the
+ * ask before, and its verdict, kept until the next packet goes: the short
+ * path (hc_proto_send_now) and the request path behind it ask about one
+ * send twice. */
+struct shm_turn {
+  uint64_t sent_at_ask;
+  uint64_t taken_at_ask;
+  unsigned char answered;
+  unsigned char lone;
+};
+
 typedef struct shm_ctx {
   int world_rank;
   int local_rank;
@@ -273,6 +285,7 @@ typedef struct shm_ctx {
   _Atomic unsigned char *out_blocked; /* send found out[peer] full */
   _Atomic int pool_blocked;           /* send found my pool full */
   unsigned char *box_skips; /* [local peer]: sends left past the box */
+  struct shm_turn *turns;   /* [local peer]: shm_eager_max_now's memory */
   unsigned char *cma_off;   /* CMA refused for this peer */
   unsigned char *cma_worked;          /* a read from this peer succeeded */
   unsigned char *in_corrupt; /* in[peer] held garbage: no longer read */
@@ -433,6 +446,7 @@ static hc_status_t shm_alloc_arrays(shm_ctx_t *shm, const int *ranks) {
   shm->pools = calloc(n, sizeof(hc_shm_pool_t));
   shm->out_blocked = calloc(n, sizeof *shm->out_blocked);
   shm->box_skips = calloc(n, 1);
+  shm->turns = calloc(n, sizeof *shm->turns);
   shm->cma_off = calloc(n, 1);
   shm->cma_worked = calloc(n, 1);
   shm->in_corrupt = calloc(n, 1);
@@ -443,6 +457,7 @@ static hc_status_t shm_alloc_arrays(shm_ctx_t *shm, const int *ranks) {
   if (shm->local_world_ranks == NULL || shm->in == NULL || shm->out == NULL ||
       shm->box_in == NULL || shm->box_out == NULL || shm->pools == NULL ||
       shm->out_blocked == NULL || shm->box_skips == NULL ||
+      shm->turns == NULL ||
       shm->cma_off == NULL || shm->cma_worked == NULL ||
       shm->in_corrupt == NULL || shm->dead == NULL || shm->pidfd == NULL ||
       shm->peer_bell_fd == NULL || shm->peers == NULL)
@@ -453,6 +468,10 @@ static hc_status_t shm_alloc_arrays(shm_ctx_t *shm, const int *ranks) {
     if (p != shm->local_rank)
       shm->peers[k++] = p;
   memcpy(shm->local_world_ranks, ranks, n * sizeof(int));
+  /* A first send to a peer counts as a ping-pong's turn. */
+  for (size_t q = 0; q < n; q++)
+    shm->turns[q] = (struct shm_turn){.sent_at_ask = UINT64_MAX,
+                                      .answered = 1};
   atomic_store(&shm->last_lookup, shm_lookup_pair(-1, -1)); /* no rank */
   return HC_OK;
 }
@@ -1569,24 +1588,52 @@ static size_t shm_eager_max(void *ctx) {
   return shm->eager_max;
 }
 
+/* Whether a send to local rank p is a ping-pong's turn: p answered (I took
+ * a packet of its) since my last ask, and had answered before that ask
+ * too.  The first message of a window (message rate, window bandwidth)
+ * finds an answer (the last window's acknowledgement) as well, but the ask
+ * before it found none, and the ones after it find none.  Counts are this
+ * rank's own: the packets it put into its ring and box to p, and took
+ * from p's. */
+static int shm_lone_turn(shm_ctx_t *shm, int p) {
+  struct shm_turn *turn = &shm->turns[p];
+  uint64_t sent =
+      atomic_load_explicit(shm->out[p].tail_word, memory_order_relaxed) +
+      shm->box_out[p].last;
+  if (sent == turn->sent_at_ask)
+    return turn->lone; /* the same send asking again */
+  uint64_t taken =
+      atomic_load_explicit(shm->in[p].head_word, memory_order_relaxed) +
+      shm->box_in[p].last;
+  int answered = taken != turn->taken_at_ask;
+  turn->lone = (unsigned char)(answered && turn->answered);
+  turn->answered = (unsigned char)answered;
+  turn->sent_at_ask = sent;
+  turn->taken_at_ask = taken;
+  return turn->lone;
+}
+
 /* Above eager_max a rendezvous is quicker for a lone message only because
  * the pair reads it with CMA, one copy (eager17).  Behind packets the peer
- * has not read yet, or behind our unfinished rendezvous (in_stream), this
- * message is one of a stream, where a handshake and a read each fall
- * behind the eager copies (mid17, bench/NOTES.md: 8193 B, window 64, 12.7k
- * against 9.0k MB/s, ping-pong latency unchanged); so eager up to
- * eager_busy_max then.  A lone message the receiver would stream through
- * its cells instead of reading it (below shm_lone_read_min) goes eager
- * too: that stream less its RTS and CTS.  Eager pieces of a message,
- * copied out while the next is copied in, did no better than whole ones
- * here (mid17), so a message goes whole. */
+ * has not read yet, behind our unfinished rendezvous (in_stream), or when
+ * the peer did not answer between our sends (shm_lone_turn), this message
+ * is one of a stream, where a handshake and a read each fall behind the
+ * eager copies (mid17, bench/NOTES.md: 8193 B, window 64, 12.7k against
+ * 9.0k MB/s, ping-pong latency unchanged; lat22: 6-8 KiB windows lost
+ * ~10 % when only a drained ring told); so eager up to eager_busy_max
+ * then.  A lone message the receiver would stream through its cells
+ * instead of reading it (below shm_lone_read_min) goes eager too: that
+ * stream less its RTS and CTS.  Eager pieces of a message, copied out
+ * while the next is copied in, did no better than whole ones here
+ * (mid17), so a message goes whole. */
 static size_t shm_eager_max_now(void *ctx, int peer_world_rank,
                                 int in_stream) {
   shm_ctx_t *shm = ctx;
   int p = shm->base != NULL ? shm_local_of(shm, peer_world_rank) : -1;
   if (p < 0 || p == shm->local_rank || shm->eager_busy_max == 0)
     return 0;
-  if (in_stream || !hc_shm_ring_drained(&shm->out[p]))
+  int lone = shm_lone_turn(shm, p);
+  if (in_stream || !lone || !hc_shm_ring_drained(&shm->out[p]))
     return shm->eager_busy_max;
   size_t read_min = shm_lone_read_min(shm, p);
   if (read_min <= shm->eager_max + 1)
@@ -1810,6 +1857,7 @@ static void shm_fini(void *ctx) {
   free(shm->pools);
   free((void *)shm->out_blocked);
   free(shm->box_skips);
+  free(shm->turns);
   free(shm->cma_off);
   free(shm->cma_worked);
   free(shm->in_corrupt);
