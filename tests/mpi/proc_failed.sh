@@ -61,7 +61,7 @@ run_ft helping HCMPI_LOG=warn HCMPI_SHM_CMA_MIN=0 HCMPI_SHM_STREAM_RUNQ_MAX=100 
     HCMPI_TEST_SHM_HELP_DIE=1
 all_passed helping
 # A lone rendezvous of 8-32 KiB is one CMA read (HCMPI_SHM_LONE_READ_MIN;
-# Intel's profile, whose eager limit is 8 KiB, so that these sizes are
+# Intel's profile, whose eager limit is 4 KiB, so that these sizes are
 # rendezvous on any machine), cut half-way by the death of either end: the
 # owner of the memory (rank 0's read finds it gone) or the reader (rank 0
 # waits for a FIN that never comes).  Over a named segment, which must not

@@ -26,8 +26,8 @@ grep -q "HCMPI_EAGER_LIMIT  *16384  *4096 " "$out" ||
 grep -q "^    shm eager max  *[0-9]*k (HCMPI_EAGER_LIMIT set wins)$" "$out" ||
   fail "the shm eager max does not say a set HCMPI_EAGER_LIMIT wins"
 # The processor profile's eager limit between ranks of a node.
-HCMPI_CPU_PROFILE=intel "$INFO" 2>&1 | grep -q "^    shm eager max  *8k$" ||
-  fail "the intel profile's shm eager max is not 8k"
+HCMPI_CPU_PROFILE=intel "$INFO" 2>&1 | grep -q "^    shm eager max  *4k$" ||
+  fail "the intel profile's shm eager max is not 4k"
 names=$(grep -o '{"HCMPI_[A-Z0-9_]*"' "$top_srcdir/src/util/envtable.c" | tr -d '{"')
 [ -n "$names" ] || fail "no names found in envtable.c"
 for n in $names; do
