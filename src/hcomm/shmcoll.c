@@ -290,13 +290,6 @@ static int shmcoll_bcast_step(hc_shmcoll_op_t *op, uint32_t s) {
   return 1;
 }
 
-/* Where rank r's post of collective number s of len bytes lies. */
-static inline const unsigned char *shmcoll_posted_at(const hc_shmcoll_t *sc,
-                                                     int r, uint32_t s,
-                                                     size_t len, int boxed) {
-  return boxed ? shmcoll_box(sc, r, s)->data : shmcoll_buf(sc, r, s, len);
-}
-
 void hc_shmcoll_combine(const hc_shmcoll_t *sc, uint32_t s, size_t len,
                         void *dst, size_t first, size_t count,
                         const hcomm_reduce_op_t *op, const unsigned char *own,

@@ -536,6 +536,14 @@ static inline shmcoll_box_t *shmcoll_box(const hc_shmcoll_t *sc, int rank,
   return &sc->lines[rank].box[s & 1];
 }
 
+/* Where rank r's post of collective number s of len bytes lies: its box
+ * when the post was boxed, its small buffer of s otherwise. */
+static inline const unsigned char *shmcoll_posted_at(const hc_shmcoll_t *sc,
+                                                     int r, uint32_t s,
+                                                     size_t len, int boxed) {
+  return boxed ? shmcoll_box(sc, r, s)->data : shmcoll_buf(sc, r, s, len);
+}
+
 /* The collective every rank must have finished before this rank's box of
  * number s is filled again: the last one of its parity. */
 static inline uint32_t shmcoll_box_reuse(uint32_t s) { return s - 2; }

@@ -155,6 +155,13 @@ static int shmcoll_now_boxes(const hc_shmcoll_t *sc, uint32_t s) {
   return 0;
 }
 
+/* 1 when every rank's post of number s is there, in its box or behind
+ * its flag as the post was made. */
+static int shmcoll_now_posts(hc_shmcoll_t *sc, uint32_t s, int boxed) {
+  return boxed ? shmcoll_now_boxes(sc, s)
+               : shmcoll_now_ready(sc, SHMCOLL_POSTED, SHMCOLL_ALL, s);
+}
+
 /* With the lock held: 1 when the Bcast ran here, 0 when nothing was done
  * (not its turn, a member lost, the buffer or the root's post not there
  * yet). */
@@ -284,16 +291,13 @@ shmcoll_exchange_post_locked(hc_shmcoll_t *sc, uint32_t s, unsigned char *mine,
   if (boxed)
     shmcoll_box_seal(sc, s);
   shmcoll_publish(sc, SHMCOLL_POSTED, s);
-  if (!(boxed ? shmcoll_now_boxes(sc, s)
-              : shmcoll_now_ready(sc, SHMCOLL_POSTED, SHMCOLL_ALL, s)))
+  if (!shmcoll_now_posts(sc, s, boxed))
     return 0;
   size_t theirs = alltoall ? (size_t)me * part : 0; /* in their slots */
   for (int r = 0; r < sc->size; r++)
     if (r != me)
       hc_copy_small(out + hc_shmcoll_block_at(displs, bytes, r),
-                    (boxed ? shmcoll_box(sc, r, s)->data
-                           : shmcoll_buf(sc, r, s, slot)) +
-                        theirs,
+                    shmcoll_posted_at(sc, r, s, slot, boxed) + theirs,
                     hc_shmcoll_block_len(counts, bytes, r));
   if (boxed)
     shmcoll_box_seen(sc, s);
@@ -653,8 +657,7 @@ int hc_shmcoll_reduce_scatter_now(hc_shmcoll_t *sc, hcomm_comm_t *comm,
     hc_copy_small(mine, sendbuf == HCOMM_IN_PLACE ? recvbuf : sendbuf, bytes);
   }
   shmcoll_publish(sc, SHMCOLL_POSTED, s);
-  if (!(boxed ? shmcoll_now_boxes(sc, s)
-              : shmcoll_now_ready(sc, SHMCOLL_POSTED, SHMCOLL_ALL, s)))
+  if (!shmcoll_now_posts(sc, s, boxed))
     return 0;
   size_t first = counts == NULL ? (size_t)sc->rank * each : 0;
   for (int r = 0; counts != NULL && r < sc->rank; r++)
