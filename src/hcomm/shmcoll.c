@@ -1382,6 +1382,18 @@ static int shmcoll_bcast_reads(size_t bytes, const hcomm_comm_t *comm) {
          (t->bcast_read_max == 0 || bytes <= t->bcast_read_max);
 }
 
+/* 1 unless sc has more than two ranks, more than its node's CPUs, and
+ * bytes below HCMPI_COLL_SHM_CROWDED_BCAST_READ_MIN (the processor's):
+ * there a root that waits until every reader read its buffer waits for
+ * the scheduler to run them, where one that posts its chunks in the
+ * segment goes on (AMD, 4 ranks on 2 cores, 64 KiB 31.8 against 11.2 us;
+ * bench/NOTES.md, amdcoll23).  The same on every rank: sc->crowded counts
+ * rank 0's CPUs. */
+static int shmcoll_bcast_reads_crowded(const hc_shmcoll_t *sc, size_t bytes) {
+  size_t min = hc_shmcoll_tuning.crowded_bcast_read_min;
+  return !sc->crowded || sc->size == 2 || (min > 0 && bytes >= min);
+}
+
 static hc_status_t shmcoll_bcast_read(void *buf, size_t bytes, int root,
                                       hcomm_comm_t *comm) {
   if (!shmcoll_bcast_reads(bytes, comm) ||
@@ -1391,6 +1403,8 @@ static hc_status_t shmcoll_bcast_read(void *buf, size_t bytes, int root,
   hc_shmcoll_t *sc = shmcoll_enter_reads(comm, &rc);
   if (sc == NULL)
     return rc;
+  if (!shmcoll_bcast_reads_crowded(sc, bytes))
+    return HC_ERR_NOT_SUPPORTED;
   hc_shmcoll_op_t op;
   hc_shmcoll_op_init(&op, sc, comm, SHMCOLL_OP_BCAST_READ, 1);
   op.root = root;
@@ -1691,7 +1705,8 @@ hc_status_t hc_shmcoll_ibcast_prepare(hc_shmcoll_op_t *op, void *buf,
   hc_shmcoll_t *sc = reads || shmcoll_bcast_takes(buf, bytes, root, comm)
                          ? hc_shmcoll_made(comm, bytes)
                          : NULL;
-  reads = reads && sc != NULL && hc_shmcoll_reads_work(sc);
+  reads = reads && sc != NULL && hc_shmcoll_reads_work(sc) &&
+          shmcoll_bcast_reads_crowded(sc, bytes);
   if (sc == NULL || (!reads && !shmcoll_bcast_takes(buf, bytes, root, comm)))
     return HC_ERR_NOT_SUPPORTED;
   shmcoll_bcast_op(op, sc, comm, buf, bytes, root);

@@ -167,6 +167,8 @@ typedef struct hc_shmcoll_tuning {
   size_t pair_bcast_read_min;  /* 2 ranks: bcasts from this read the root */
   size_t bcast_read_min;       /* more ranks: the same (0: never) */
   size_t bcast_read_max;       /* ... up to this (0: any) */
+  size_t crowded_bcast_read_min; /* more ranks than CPUs: bcasts read the
+                                    root from this too (0: never) */
   size_t pair_reduce_read_min; /* 2 ranks: reduces from this read the
                                   other's input (0: never) */
   size_t pair_reduce_read_max; /* ... up to this (0: any) */

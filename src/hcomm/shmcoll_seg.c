@@ -90,6 +90,11 @@ void hc_shmcoll_tuning_load(void) {
       hc_env_size("HCMPI_COLL_SHM_BCAST_READ_MIN", HC_SHMCOLL_BCAST_READ_MIN);
   t->bcast_read_max =
       hc_env_size("HCMPI_COLL_SHM_BCAST_READ_MAX", HC_SHMCOLL_BCAST_READ_MAX);
+  /* Whether readers that share the root's cores beat its posted chunks
+   * depends on the processor (cpu_profile.c). */
+  t->crowded_bcast_read_min =
+      hc_env_size("HCMPI_COLL_SHM_CROWDED_BCAST_READ_MIN",
+                  hc_cpu_profile()->coll_shm_crowded_bcast_read_min);
   t->pair_reduce_read_min = hc_env_size("HCMPI_COLL_SHM_PAIR_REDUCE_READ_MIN",
                                         HC_SHMCOLL_PAIR_REDUCE_READ_MIN);
   t->pair_reduce_read_max = hc_env_size("HCMPI_COLL_SHM_PAIR_REDUCE_READ_MAX",

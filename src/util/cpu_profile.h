@@ -28,6 +28,10 @@ typedef struct hc_cpu_profile {
    * bytes is read with CMA even below shm_cma_min (the shm transport's
    * get_min and eager_max_now); as large as shm_cma_min turns it off. */
   size_t shm_lone_read_min;
+  /* HCMPI_COLL_SHM_CROWDED_BCAST_READ_MIN: on a node with more ranks than
+   * CPUs, Bcasts of more than two ranks read the root's buffer from this
+   * many bytes on (and from HCMPI_COLL_SHM_BCAST_READ_MIN); 0 never. */
+  size_t coll_shm_crowded_bcast_read_min;
 } hc_cpu_profile_t;
 
 /* The profile of the processor this process runs on, identified by cpuid

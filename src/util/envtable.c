@@ -195,6 +195,13 @@ const hc_env_entry_t hc_env_table[] = {
     {"HCMPI_COLL_SHM_BCAST_READ_MAX", "0", "library",
      "Bcasts of more bytes are not read from the root's buffer (see "
      "HCMPI_COLL_SHM_BCAST_READ_MIN); 0: no bound"},
+    {"HCMPI_COLL_SHM_CROWDED_BCAST_READ_MIN", "auto: 0 on AMD; 64k",
+     "library",
+     "where a communicator of more than two ranks has more ranks than the "
+     "node has CPUs, its Bcasts and Ibcasts read the root's buffer (see "
+     "HCMPI_COLL_SHM_BCAST_READ_MIN) only from this many bytes on, else "
+     "they take the shared segment's pipeline; 0 never; the default is the "
+     "processor's (HCMPI_CPU_PROFILE)"},
     {"HCMPI_COLL_SHM_CHUNK", "256k", "library",
      "bytes of each rank's slot in a communicator's collective segment: the "
      "step of its pipeline (smaller on many ranks: the large slots of a "
@@ -263,6 +270,7 @@ const hc_env_entry_t hc_env_table[] = {
      "tests only: amd, intel or generic names the processor profile whose "
      "defaults the shared-memory thresholds take (HCMPI_SHM_CMA_MIN, "
      "HCMPI_SHM_CMA_HELP_MIN, HCMPI_COLL_SHM_STREAM_MIN, "
+     "HCMPI_COLL_SHM_CROWDED_BCAST_READ_MIN, "
      "HCMPI_SHM_EAGER_BUSY_MAX, HCMPI_SHM_LONE_READ_MIN, the eager limit between ranks of a node "
      "while HCMPI_EAGER_LIMIT is unset); unset: "
      "cpuid's vendor (AMD: amd, Intel: intel, others and non-x86: "
@@ -450,6 +458,7 @@ const hc_env_bounds_t hc_env_bounds[] = {
     {"HCMPI_COLL_SHM_PAIR_REDUCE_READ_MAX", 1, 0, 64 * ENV_GIB},
     {"HCMPI_COLL_SHM_BCAST_READ_MIN", 1, 0, 64 * ENV_GIB},
     {"HCMPI_COLL_SHM_BCAST_READ_MAX", 1, 0, 64 * ENV_GIB},
+    {"HCMPI_COLL_SHM_CROWDED_BCAST_READ_MIN", 1, 0, 64 * ENV_GIB},
     {"HCMPI_COLL_SHM_LANE_BUF", 1, 512, 1 << 20},
     {"HCMPI_COLL_SHM_LANE_MAX", 1, 0, 64 * ENV_GIB},
     {"HCMPI_COLL_SHM_WIDE_LANES", 0, 0, 16},

@@ -76,6 +76,17 @@
  *                       by byte; those read send no transport message
  *                       (unless COLL_SHM_READS_REFUSED is set: some rank
  *                       cannot read, and all take the other paths).
+ *   coll_shm crowded-bcast-root-free
+ *                       more ranks than CPUs (HCMPI_COLL_SHM_CPUS) and
+ *                       Bcasts not read there
+ *                       (HCMPI_COLL_SHM_CROWDED_BCAST_READ_MIN above their
+ *                       size): Bcasts and Ibcasts of 64 KiB - 1 to 200003
+ *                       bytes (one or two steps of the segment's pipeline)
+ *                       from every root, checked byte by byte, each root's
+ *                       complete before any other rank enters its own (a
+ *                       message from the root lets them in): the root
+ *                       posts into the segment and waits for no reader.
+ *                       A root that waited for its readers hangs.
  *   coll_shm large-reduce
  *                       Allreduce and Reduce (sum of ints, the matrix
  *                       product), in place and not, every root, of
@@ -832,6 +843,27 @@ static void strided_bcast_checked(size_t count, int root, int it)
     MPI_Type_free(&vec);
 }
 
+/* The least Bcast that more than two ranks read from the root's buffer
+ * where they outnumber the CPUs (HCMPI_COLL_SHM_CPUS, else those online):
+ * HCMPI_COLL_SHM_CROWDED_BCAST_READ_MIN as set, else the default of the
+ * profile HCMPI_CPU_PROFILE names (amd: 0, none; intel, generic: 64 KiB);
+ * SIZE_MAX where none reads or this process cannot tell (the processor's
+ * profile); 0 where the node is not crowded. */
+static size_t crowded_bcast_read_min(void)
+{
+    size_t cpus = env_bytes("HCMPI_COLL_SHM_CPUS", 0);
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    if (cpus == 0)
+        cpus = online > 0 ? (size_t)online : 1;
+    if (wsize <= 2 || (size_t)wsize <= cpus)
+        return 0;
+    size_t set = env_bytes("HCMPI_COLL_SHM_CROWDED_BCAST_READ_MIN", SIZE_MAX);
+    const char *profile = getenv("HCMPI_CPU_PROFILE");
+    if (set == SIZE_MAX && profile != NULL && strcmp(profile, "amd") != 0)
+        set = 65536;
+    return set > 0 ? set : SIZE_MAX;
+}
+
 /* Bcasts about HCMPI_COLL_SHM_PAIR_BCAST_READ_MIN (two ranks) or
  * HCMPI_COLL_SHM_BCAST_READ_MIN (more; as the environment sets them, up to
  * HCMPI_COLL_SHM_BCAST_READ_MAX), each from every root, checked byte by
@@ -845,6 +877,10 @@ static void run_read_bcasts(void)
     size_t min = wsize == 2 ? env_bytes("HCMPI_COLL_SHM_PAIR_BCAST_READ_MIN", 16384)
                             : env_bytes("HCMPI_COLL_SHM_BCAST_READ_MIN", 65536);
     size_t max = env_bytes("HCMPI_COLL_SHM_BCAST_READ_MAX", 0);
+    /* On a crowded node both bounds apply (min 0: none read). */
+    size_t crowded_min = crowded_bcast_read_min();
+    if (min > 0 && crowded_min > min)
+        min = crowded_min == SIZE_MAX ? 0 : crowded_min;
     /* coll_shm.sh refuses the reads on some ranks (HCMPI_SHM_CMA=0): all
      * fall back alike, bytes checked, counters not. */
     if (getenv("COLL_SHM_READS_REFUSED") != NULL)
@@ -875,6 +911,49 @@ static void run_read_bcasts(void)
     }
     free(buf);
     sent_counters_close(&session);
+}
+
+/* Bcasts (ibcast: Ibcasts) on a crowded node that take the segment's
+ * pipeline (coll_shm.sh sets the environment): the root's completes
+ * before the others enter theirs, which wait for its message. */
+static void run_crowded_bcasts_root_free(void)
+{
+    static const size_t sizes[] = {65535, 65536, 65537, 200003};
+    unsigned char *buf = mt_malloc(sizes[sizeof sizes / sizeof sizes[0] - 1]);
+    for (int ibcast = 0; ibcast < 2; ibcast++)
+        for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++)
+            for (int root = 0; root < wsize; root++) {
+                size_t n = sizes[k];
+                unsigned seed = (unsigned)(ibcast * 977 + (int)k * 7 + root);
+                CHECK(MPI_Barrier(MPI_COMM_WORLD) == MPI_SUCCESS, "barrier");
+                if (wrank == root)
+                    mt_fill(buf, n, seed);
+                else {
+                    memset(buf, 0xee, n);
+                    CHECK(MPI_Recv(NULL, 0, MPI_BYTE, root, 77, MPI_COMM_WORLD,
+                                   MPI_STATUS_IGNORE) == MPI_SUCCESS,
+                          "the root's go-ahead");
+                }
+                int rc;
+                if (ibcast) {
+                    MPI_Request req;
+                    rc = MPI_Ibcast(buf, (int)n, MPI_BYTE, root, MPI_COMM_WORLD, &req);
+                    if (rc == MPI_SUCCESS)
+                        rc = MPI_Wait(&req, MPI_STATUS_IGNORE);
+                } else
+                    rc = MPI_Bcast(buf, (int)n, MPI_BYTE, root, MPI_COMM_WORLD);
+                CHECK(rc == MPI_SUCCESS, "%s of %zu bytes: %s", ibcast ? "ibcast" : "bcast", n,
+                      mt_errstr(rc));
+                for (int r = 0; wrank == root && r < wsize; r++)
+                    if (r != root)
+                        CHECK(MPI_Send(NULL, 0, MPI_BYTE, r, 77, MPI_COMM_WORLD) ==
+                                  MPI_SUCCESS,
+                              "go-ahead to %d", r);
+                size_t bad = mt_verify(buf, n, seed);
+                CHECK(bad == MT_OK, "%s of %zu bytes from %d wrong at byte %zu",
+                      ibcast ? "ibcast" : "bcast", n, root, bad);
+            }
+    free(buf);
 }
 
 /* One Reduce (sum) of count blocks of 3 ints every 5 to root (a strided
@@ -1320,6 +1399,8 @@ int main(int argc, char **argv)
       run_pair_bcasts();
     else if (argc > 1 && strcmp(argv[1], "read-bcast") == 0)
         run_read_bcasts();
+    else if (argc > 1 && strcmp(argv[1], "crowded-bcast-root-free") == 0)
+        run_crowded_bcasts_root_free();
     else if (argc > 1 && strcmp(argv[1], "large-reduce") == 0)
       run_large_reductions();
     else if (argc > 1 && strcmp(argv[1], "read-reduce") == 0)

@@ -219,8 +219,11 @@ done
 kill_case 3 gather
 rm -f "$kill_wrap"
 kill_wrap=
-# Large bcasts are read from the root's buffer by default (above); the
-# segment's pipeline when that is off.
+# Large bcasts are read from the root's buffer by default (above; on a
+# crowded node only where HCMPI_COLL_SHM_CROWDED_BCAST_READ_MIN lets them,
+# as here); the segment's pipeline when that is off.
+HCMPI_COLL_SHM_CROWDED_BCAST_READ_MIN=1 kill_case 4 bcast-large
+HCMPI_COLL_SHM_CROWDED_BCAST_READ_MIN=1 kill_case 4 bcast-large-root
 HCMPI_COLL_SHM_BCAST_READ_MIN=0 kill_case 4 bcast-large
 HCMPI_COLL_SHM_BCAST_READ_MIN=0 kill_case 4 bcast-large-root
 # Large Alltoall blocks are read from the others there by default
@@ -335,6 +338,21 @@ HCMPI_COLL_SHM_PAIR_BCAST_READ_MIN=0 run_mpi_ok 2 coll_shm read-bcast
 HCMPI_COLL_SHM_BCAST_READ_MIN=0 run_mpi_ok 5 coll_shm read-bcast
 HCMPI_SPIN=0 run_mpi_ok 2 coll_shm read-bcast
 HCMPI_SPIN=0 run_mpi_ok 3 coll_shm read-bcast
+# More ranks than CPUs (HCMPI_COLL_SHM_CPUS): reads there from
+# HCMPI_COLL_SHM_CROWDED_BCAST_READ_MIN on (the processor's default: 0 on
+# AMD, never), each profile's default and set; below it the segment, whose
+# root waits for no reader (crowded-bcast-root-free hangs otherwise), also
+# asleep.
+for profile in amd intel generic; do
+    HCMPI_CPU_PROFILE=$profile HCMPI_COLL_SHM_CPUS=2 run_mpi_ok 4 coll_shm read-bcast
+done
+HCMPI_COLL_SHM_CROWDED_BCAST_READ_MIN=1 HCMPI_COLL_SHM_CPUS=2 run_mpi_ok 4 coll_shm read-bcast
+HCMPI_COLL_SHM_CROWDED_BCAST_READ_MIN=200003 HCMPI_COLL_SHM_CPUS=2 run_mpi_ok 5 coll_shm read-bcast
+HCMPI_CPU_PROFILE=amd HCMPI_COLL_SHM_CPUS=2 run_mpi_ok 4 coll_shm crowded-bcast-root-free
+HCMPI_CPU_PROFILE=intel HCMPI_COLL_SHM_CROWDED_BCAST_READ_MIN=0 HCMPI_COLL_SHM_CPUS=2 \
+    run_mpi_ok 3 coll_shm crowded-bcast-root-free
+HCMPI_COLL_SHM_CROWDED_BCAST_READ_MIN=200004 HCMPI_COLL_SHM_CPUS=2 HCMPI_SPIN=0 \
+    run_mpi_ok 4 coll_shm crowded-bcast-root-free
 # Reads refused (no CMA) on every rank, and on rank 1 alone (so that its
 # reads fail, and on 2 ranks the root's writes when it is the root): every
 # rank falls back alike, bytes right.
