@@ -112,6 +112,31 @@ START_TEST(test_cpu_profile_lone_read_from_the_eager_limit_on_intel_only) {
 }
 END_TEST
 
+/* On AMD a crowded node's Bcasts never read the root's buffer; Intel and
+ * generic read from HCMPI_COLL_SHM_BCAST_READ_MIN's default, as before;
+ * the tuning takes the profile's value unless the variable is set. */
+START_TEST(test_cpu_profile_crowded_bcast_reads_off_on_amd_only) {
+  const char *names[] = {"amd", "intel", "generic"};
+  const size_t want[] = {0, 64 * KIB, 64 * KIB};
+  unsetenv("HCMPI_COLL_SHM_CROWDED_BCAST_READ_MIN");
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+    const hc_cpu_profile_t *p = profile_named(names[i]);
+    ck_assert_uint_eq(p->coll_shm_crowded_bcast_read_min, want[i]);
+    size_t bytes = 7;
+    ck_assert_int_eq(
+        hc_cpu_profile_default("HCMPI_COLL_SHM_CROWDED_BCAST_READ_MIN", &bytes),
+        0);
+    ck_assert_uint_eq(bytes, want[i]);
+    hc_shmcoll_tuning_load();
+    ck_assert_uint_eq(hc_shmcoll_tuning.crowded_bcast_read_min, want[i]);
+    setenv("HCMPI_COLL_SHM_CROWDED_BCAST_READ_MIN", "128k", 1);
+    hc_shmcoll_tuning_load();
+    ck_assert_uint_eq(hc_shmcoll_tuning.crowded_bcast_read_min, 128 * KIB);
+    unsetenv("HCMPI_COLL_SHM_CROWDED_BCAST_READ_MIN");
+  }
+}
+END_TEST
+
 START_TEST(test_cpu_profile_loses_to_an_explicit_setting) {
   const char *names[] = {"amd", "intel", "generic"};
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
@@ -160,6 +185,7 @@ static Suite *cpu_profile_suite(void) {
   tcase_add_test(tc, test_cpu_profile_unset_or_unknown_follows_the_cpu_vendor);
   tcase_add_test(tc, test_cpu_profile_gives_the_collective_stream_default);
   tcase_add_test(tc, test_cpu_profile_loses_to_an_explicit_setting);
+  tcase_add_test(tc, test_cpu_profile_crowded_bcast_reads_off_on_amd_only);
   tcase_add_test(tc, test_cpu_profile_default_by_name_is_the_profile_field);
   suite_add_tcase(s, tc);
   return s;
