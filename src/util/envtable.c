@@ -195,8 +195,7 @@ const hc_env_entry_t hc_env_table[] = {
     {"HCMPI_COLL_SHM_BCAST_READ_MAX", "0", "library",
      "Bcasts of more bytes are not read from the root's buffer (see "
      "HCMPI_COLL_SHM_BCAST_READ_MIN); 0: no bound"},
-    {"HCMPI_COLL_SHM_CROWDED_BCAST_READ_MIN", "auto: 0 on AMD; 64k",
-     "library",
+    {"HCMPI_COLL_SHM_CROWDED_BCAST_READ_MIN", "auto: 0 on AMD; 64k", "library",
      "where a communicator of more than two ranks has more ranks than the "
      "node has CPUs, its Bcasts and Ibcasts read the root's buffer (see "
      "HCMPI_COLL_SHM_BCAST_READ_MIN) only from this many bytes on, else "
