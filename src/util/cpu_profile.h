@@ -28,6 +28,9 @@ typedef struct hc_cpu_profile {
    * bytes is read with CMA even below shm_cma_min (the shm transport's
    * get_min and eager_max_now); as large as shm_cma_min turns it off. */
   size_t shm_lone_read_min;
+  /* 1: a send into a pair's ring asks for the next cell's line for
+   * writing (shm_ring.h: hc_shm_prefetch_write).  No variable sets it. */
+  int shm_ring_prefetch_write;
 } hc_cpu_profile_t;
 
 /* The profile of the processor this process runs on, identified by cpuid

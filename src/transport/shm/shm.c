@@ -292,6 +292,9 @@ typedef struct shm_ctx {
   int cma_enabled;
   size_t cma_min; /* HCMPI_SHM_CMA_MIN: smaller rendezvous stream */
   size_t lone_read_min; /* HCMPI_SHM_LONE_READ_MIN: lone ones read */
+  /* The processor's shm_ring_prefetch_write, off on a crowded node: the
+   * out rings' prefetch_next. */
+  int ring_prefetch;
   /* Waiting for a core (SHM_DEFAULT_RUNQ_MAX): the schedstat of the thread
    * that initialised (-1: none), HCMPI_SHM_STREAM_RUNQ_MAX, and the last
    * sample, taken by one thread at a time (runq_busy). */
@@ -532,6 +535,7 @@ static hc_status_t shm_attach_rings(shm_ctx_t *shm) {
         hc_shm_ring_attach(&shm->out[p],
                            rings + shm_ring_index(me, p, n) * rb) != HC_OK)
       return HC_ERR_TRANSPORT;
+    shm->out[p].prefetch_next = shm->ring_prefetch;
     unsigned char *boxes = shm->base + shm->hdr->box_offset;
     hc_shm_fastbox_attach(
         &shm->box_in[p],
@@ -689,6 +693,7 @@ static hc_status_t shm_init(const hc_transport_init_args_t *args, void **ctx) {
       : strcmp(read_die, "owner") == 0 ? SHM_TEST_READ_DIE_OWNER
                                        : SHM_TEST_READ_DIE_OFF;
   shm->crowded = args->local_size > sysconf(_SC_NPROCESSORS_ONLN);
+  shm->ring_prefetch = cpu->shm_ring_prefetch_write && !shm->crowded;
   shm->light_wanted = hc_env_bool("HCMPI_SHM_LIGHT_FENCE", 1) && !shm->crowded;
   shm->runq_fd = shm->runq_max < 100
                      ? open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC)
