@@ -112,12 +112,12 @@ START_TEST(test_cpu_profile_lone_read_from_the_eager_limit_on_intel_only) {
 }
 END_TEST
 
-/* Only the AMD profile's sends ask for the next ring cell's line for
+/* Only the AMD profile's sends ask for the lines of their next packet for
  * writing (amdp2p23); Intel and unmeasured machines do not. */
-START_TEST(test_cpu_profile_ring_prefetch_on_amd_only) {
-  ck_assert_int_eq(profile_named("amd")->shm_ring_prefetch_write, 1);
-  ck_assert_int_eq(profile_named("intel")->shm_ring_prefetch_write, 0);
-  ck_assert_int_eq(profile_named("generic")->shm_ring_prefetch_write, 0);
+START_TEST(test_cpu_profile_send_prefetch_on_amd_only) {
+  ck_assert_int_eq(profile_named("amd")->shm_prefetch_next, 1);
+  ck_assert_int_eq(profile_named("intel")->shm_prefetch_next, 0);
+  ck_assert_int_eq(profile_named("generic")->shm_prefetch_next, 0);
 }
 END_TEST
 
@@ -168,7 +168,7 @@ static Suite *cpu_profile_suite(void) {
                  test_cpu_profile_lone_read_from_the_eager_limit_on_intel_only);
   tcase_add_test(tc, test_cpu_profile_unset_or_unknown_follows_the_cpu_vendor);
   tcase_add_test(tc, test_cpu_profile_gives_the_collective_stream_default);
-  tcase_add_test(tc, test_cpu_profile_ring_prefetch_on_amd_only);
+  tcase_add_test(tc, test_cpu_profile_send_prefetch_on_amd_only);
   tcase_add_test(tc, test_cpu_profile_loses_to_an_explicit_setting);
   tcase_add_test(tc, test_cpu_profile_default_by_name_is_the_profile_field);
   suite_add_tcase(s, tc);
