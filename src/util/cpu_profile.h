@@ -28,6 +28,11 @@ typedef struct hc_cpu_profile {
    * bytes is read with CMA even below shm_cma_min (the shm transport's
    * get_min and eager_max_now); as large as shm_cma_min turns it off. */
   size_t shm_lone_read_min;
+  /* 1: shm sends ask for the lines their next packet goes to for writing
+   * (hc_shm_prefetch_write): a push into a pair's ring the next cell's,
+   * an empty poll after a sparse pooled send the pool's next cell's,
+   * instead of demoting the cell sent.  No variable sets it. */
+  int shm_prefetch_next;
 } hc_cpu_profile_t;
 
 /* The profile of the processor this process runs on, identified by cpuid
