@@ -319,9 +319,11 @@ typedef struct hc_shmcoll {
   shmcoll_hdr_t *hdr;
   shmcoll_line_t *lines;
   /* After the lines, the communicator's segment only (NULL in a lane):
-   * per rank and small buffer's place in the ring, the number of the
-   * last scatter whose root posted a block to the rank there
-   * (shmcoll_scatter_post). */
+   * per rank and small buffer's place in the ring, a line whose first
+   * word holds the number of the last scatter whose root posted a block
+   * to the rank there (shmcoll_scatter_post), or of the rank's last
+   * gather or Reduce post of up to 56 bytes, its data after the word
+   * (shmcoll_post_line, shmcoll_rooted_boxed). */
   _Atomic uint32_t *posts;
   unsigned char *data;
   struct hc_shmcoll *lanes; /* the communicator's segment: its lanes */
