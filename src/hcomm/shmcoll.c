@@ -293,19 +293,19 @@ static int shmcoll_bcast_step(hc_shmcoll_op_t *op, uint32_t s) {
 void hc_shmcoll_combine(const hc_shmcoll_t *sc, uint32_t s, size_t len,
                         void *dst, size_t first, size_t count,
                         const hcomm_reduce_op_t *op, const unsigned char *own,
-                        int boxed) {
+                        int where) {
   size_t off = first * op->elem_size;
   if (count == 0)
     return;
   const unsigned char *last =
       sc->rank == sc->size - 1 && own != NULL
           ? own
-          : shmcoll_posted_at(sc, sc->size - 1, s, len, boxed) + off;
+          : shmcoll_posted_at(sc, sc->size - 1, s, len, where) + off;
   hc_copy_small(dst, last, count * op->elem_size);
   for (int r = sc->size - 2; r >= 0; r--)
     op->fn(r == sc->rank && own != NULL
                ? own
-               : shmcoll_posted_at(sc, r, s, len, boxed) + off,
+               : shmcoll_posted_at(sc, r, s, len, where) + off,
            dst, count, op->ctx);
 }
 
@@ -358,18 +358,6 @@ static void shmcoll_copy_result(const hc_shmcoll_t *sc, uint32_t s, size_t len,
          n * es);
 }
 
-/* How a post raises this rank's flags.  Each publication that others
- * may wait on costs a fence, and the line's transfer to them; so a post
- * that no other rank waits on is not announced, and a rank that reads
- * nothing of the collective raises done with its post, in one. */
-enum shmcoll_post_how {
-  SHMCOLL_POST_ANNOUNCED, /* posted, for the others to wait on */
-  SHMCOLL_POST_QUIET,     /* posted, for this rank alone: a rooted whole
-                             reduction's root, which alone combines */
-  SHMCOLL_POST_FINAL      /* posted and done: a rooted whole reduction's
-                             other ranks, which get no result */
-};
-
 /* Phase 0 of collective number s whose slots take slot bytes: once every
  * rank finished with these buffers' last use, copies n bytes of src into
  * this rank's slot, except the hole bytes from hole_at that no other rank
@@ -397,29 +385,24 @@ static int shmcoll_post_around(hc_shmcoll_op_t *op, uint32_t s, size_t slot,
       hc_copy_small(mine + hole_at + hole, src + hole_at + hole,
                     n - hole_at - hole);
   }
-  if (how == SHMCOLL_POST_QUIET) {
-    atomic_store_explicit(&sc->lines[sc->rank].flag[SHMCOLL_POSTED], s,
-                          memory_order_relaxed);
-  } else {
-    if (how == SHMCOLL_POST_FINAL) /* published by the store below */
-      atomic_store_explicit(&sc->lines[sc->rank].flag[SHMCOLL_DONE], s,
-                            memory_order_relaxed);
-    shmcoll_publish(sc, SHMCOLL_POSTED, s);
-  }
+  shmcoll_post_raise(sc, s, how);
   op->phase = 1;
   return 1;
 }
 
-/* Phase 0 of collective number s whose posts go in the boxes: once
- * every rank finished with this rank's box of that parity, n bytes of src
- * into it, announced.  0: not yet. */
+/* Phase 0 of collective number s whose posts go in the boxes or the post
+ * lines (where): once every rank finished with this rank's box or line of
+ * that number, n bytes of src into it, raised as how says.  0: not
+ * yet. */
 static int shmcoll_post_boxed(hc_shmcoll_op_t *op, uint32_t s,
-                              const unsigned char *src, size_t n) {
+                              const unsigned char *src, size_t n, int where,
+                              int how) {
   hc_shmcoll_t *sc = op->sc;
-  if (!hc_shmcoll_need(sc, SHMCOLL_DONE, SHMCOLL_ALL, shmcoll_box_reuse(s)))
+  if (!hc_shmcoll_need(sc, SHMCOLL_DONE, SHMCOLL_ALL,
+                       shmcoll_box_reuse(sc, s, where)))
     return 0;
-  shmcoll_box_post(sc, s, src, n);
-  shmcoll_publish(sc, SHMCOLL_POSTED, s);
+  shmcoll_box_post(sc, s, src, n, where);
+  shmcoll_post_raise(sc, s, how);
   op->phase = 1;
   return 1;
 }
@@ -458,17 +441,17 @@ static int shmcoll_reduce_step(hc_shmcoll_op_t *op, uint32_t s) {
   if (!whole)
     hc_coll_block(count, sc->size, sc->rank, &first, &mine);
   /* A rooted whole reduction: only the root waits for the posts. */
-  int how = !whole || op->root < 0 ? SHMCOLL_POST_ANNOUNCED
-            : out != NULL          ? SHMCOLL_POST_QUIET
-                                   : SHMCOLL_POST_FINAL;
-  int boxed = whole && shmcoll_boxed(op->root, bytes);
+  int how = whole ? shmcoll_reduce_how(op->root, out) : SHMCOLL_POST_ANNOUNCED;
+  int where =
+      whole ? shmcoll_reduce_where(sc, op->root, bytes) : SHMCOLL_IN_BUFFER;
   switch (op->phase) {
   case 0:
-    if (boxed) {
-      if (!shmcoll_post_boxed(op, s, in, bytes))
+    /* A root not in place posts nothing but its flag, boxed or not. */
+    if (where != SHMCOLL_IN_BUFFER && own == NULL) {
+      if (!shmcoll_post_boxed(op, s, in, bytes, where, how))
         return 0;
-    } else if (!(whole ? shmcoll_post(op, s, bytes, in,
-                                      own != NULL ? 0 : bytes, how)
+    } else if (!(whole ? shmcoll_post(op, s, bytes, in, own != NULL ? 0 : bytes,
+                                      how)
                        : shmcoll_post_around(op, s, bytes, in, bytes,
                                              first * es, mine * es, how))) {
       return 0;
@@ -480,8 +463,8 @@ static int shmcoll_reduce_step(hc_shmcoll_op_t *op, uint32_t s) {
     if (!hc_shmcoll_need(sc, SHMCOLL_POSTED, SHMCOLL_ALL, s))
       return 0;
     if (whole) {
-      hc_shmcoll_combine(sc, s, bytes, out, 0, count, rop, own, boxed);
-      if (boxed)
+      hc_shmcoll_combine(sc, s, bytes, out, 0, count, rop, own, where);
+      if (where != SHMCOLL_IN_BUFFER)
         shmcoll_box_seen(sc, s);
       break;
     }
@@ -537,7 +520,8 @@ static int shmcoll_allgather_step(hc_shmcoll_op_t *op, uint32_t s) {
     size_t n = shmcoll_part(hc_shmcoll_block_len(op->counts, op->each, sc->rank),
                             from, op->step);
     const unsigned char *mine = n > 0 ? op->in + from : NULL;
-    if (!(boxed ? shmcoll_post_boxed(op, s, mine, n)
+    if (!(boxed ? shmcoll_post_boxed(op, s, mine, n, SHMCOLL_IN_BOX,
+                                     SHMCOLL_POST_ANNOUNCED)
                 : shmcoll_post(op, s, slot, mine, n, SHMCOLL_POST_ANNOUNCED)))
       return 0;
     unsigned char *own =
@@ -631,7 +615,7 @@ static int shmcoll_alltoall_step(hc_shmcoll_op_t *op, uint32_t s) {
               shmcoll_box_fits(slot);
   if (op->phase == 0) {
     if (!hc_shmcoll_need(sc, SHMCOLL_DONE, SHMCOLL_ALL,
-                         boxed ? shmcoll_box_reuse(s)
+                         boxed ? shmcoll_box_reuse(sc, s, SHMCOLL_IN_BOX)
                                : shmcoll_reuse(sc, s, slot)))
       return 0;
     unsigned char *mine = boxed ? shmcoll_box(sc, sc->rank, s)->data
@@ -655,7 +639,7 @@ static int shmcoll_alltoall_step(hc_shmcoll_op_t *op, uint32_t s) {
         memcpy(to, from, n);
     }
     if (boxed)
-      shmcoll_box_seal(sc, s);
+      shmcoll_box_seal(sc, s, SHMCOLL_IN_BOX);
     shmcoll_publish(sc, SHMCOLL_POSTED, s);
     op->phase = 1;
   }
@@ -700,7 +684,8 @@ static int shmcoll_reduce_scatter_step(hc_shmcoll_op_t *op, uint32_t s) {
   size_t bytes = count * es;
   int boxed = shmcoll_box_fits(bytes);
   if (op->phase == 0 &&
-      !(boxed ? shmcoll_post_boxed(op, s, op->in + first * es, bytes)
+      !(boxed ? shmcoll_post_boxed(op, s, op->in + first * es, bytes,
+                                   SHMCOLL_IN_BOX, SHMCOLL_POST_ANNOUNCED)
               : shmcoll_post(op, s, bytes, op->in + first * es, bytes,
                              SHMCOLL_POST_ANNOUNCED)))
     return 0;
@@ -773,6 +758,9 @@ static int shmcoll_gather_step(hc_shmcoll_op_t *op, uint32_t s) {
       hc_shmcoll_rooted_get(op, 0, packed, n);
       block = packed;
     }
+    if (shmcoll_rooted_boxed(sc, n))
+      return shmcoll_post_boxed(op, s, block, n, SHMCOLL_IN_POST_LINE,
+                                SHMCOLL_POST_FINAL);
     return shmcoll_post(op, s, n > 0 ? n : small, n > 0 ? block : NULL, n,
                         SHMCOLL_POST_FINAL);
   }
@@ -784,14 +772,23 @@ static int shmcoll_gather_step(hc_shmcoll_op_t *op, uint32_t s) {
   for (int r = 0; r < sc->size; r++)
     if (r != me && !hc_shmcoll_need(sc, SHMCOLL_POSTED, r, s))
       return 0;
+  int boxes = 0;
   for (int r = 0; r < sc->size; r++) {
     size_t n = hc_shmcoll_block_len(op->counts, op->each, r);
     size_t at = hc_shmcoll_block_at(op->displs, op->each, r);
-    if (r != me && hc_shmcoll_rooted_reads(op, n))
+    if (r == me)
+      continue;
+    if (shmcoll_rooted_boxed(sc, n)) {
+      hc_shmcoll_rooted_put(op, at, shmcoll_post_line(sc, r, s)->data, n);
+      boxes++;
+    } else if (hc_shmcoll_rooted_reads(op, n)) {
       hc_shmcoll_gather_read_block(op, s, r, at, n);
-    else if (r != me && shmcoll_rooted_spanned(sc, op->nchunks, n))
+    } else if (shmcoll_rooted_spanned(sc, op->nchunks, n)) {
       shmcoll_rooted_block_move(op, s, r, at, n, 1);
+    }
   }
+  if (boxes > 0) /* every rank's post seen: each finished s - 1 */
+    shmcoll_box_seen(sc, s);
   shmcoll_publish(sc, SHMCOLL_DONE, s);
   return 1;
 }

@@ -218,7 +218,11 @@ enum shmcoll_what {
  * s (the collectives run in their order, one at a time), so a rank that
  * saw every post of s may refill the boxes of s - 1 (shmcoll_box_seen)
  * without reading any rank's done.  The posted flag is still raised after
- * the box, for the waits that sleep (bench/NOTES.md, box22). */
+ * the box, for the waits that sleep (bench/NOTES.md, box22).  A Reduce's
+ * and a gather's small posts go in the boxes too (shmcoll_rooted_boxed),
+ * read by the root alone: their posters see no post, so each refills a
+ * box once every rank's done reached s - 2 (shmcoll_all_done, whose least
+ * done is kept: read again only when it is behind). */
 #define SHMCOLL_BOX_MAX (SHMCOLL_LINE - sizeof(uint64_t))
 
 typedef struct shmcoll_box {
@@ -315,9 +319,11 @@ typedef struct hc_shmcoll {
   shmcoll_hdr_t *hdr;
   shmcoll_line_t *lines;
   /* After the lines, the communicator's segment only (NULL in a lane):
-   * per rank and small buffer's place in the ring, the number of the
-   * last scatter whose root posted a block to the rank there
-   * (shmcoll_scatter_post). */
+   * per rank and small buffer's place in the ring, a line whose first
+   * word holds the number of the last scatter whose root posted a block
+   * to the rank there (shmcoll_scatter_post), or of the rank's last
+   * gather or Reduce post of up to 56 bytes, its data after the word
+   * (shmcoll_post_line, shmcoll_rooted_boxed). */
   _Atomic uint32_t *posts;
   unsigned char *data;
   struct hc_shmcoll *lanes; /* the communicator's segment: its lanes */
@@ -494,6 +500,65 @@ static inline uint32_t shmcoll_rooted_reuse(const hc_shmcoll_t *sc, uint32_t s,
   return shmcoll_reached(large, small) ? large : small;
 }
 
+/* How a post raises this rank's flags.  Each publication that others
+ * may wait on costs a fence, and the line's transfer to them; so a post
+ * that no other rank waits on is not announced, and a rank that reads
+ * nothing of the collective raises done with its post, in one. */
+enum shmcoll_post_how {
+  SHMCOLL_POST_ANNOUNCED, /* posted, for the others to wait on */
+  SHMCOLL_POST_QUIET,     /* posted, for this rank alone: a rooted whole
+                             reduction's root, which alone combines */
+  SHMCOLL_POST_FINAL      /* posted and done: a rooted whole reduction's
+                             other ranks, a gather's senders, which get no
+                             result */
+};
+
+/* How a whole reduction's post of this rank is raised (root -1: an
+ * Allreduce; out NULL: no result here). */
+static inline int shmcoll_reduce_how(int root, const void *out) {
+  return root < 0      ? SHMCOLL_POST_ANNOUNCED
+         : out != NULL ? SHMCOLL_POST_QUIET
+                       : SHMCOLL_POST_FINAL;
+}
+
+/* Wakes the ranks asleep on the segment (shmcoll_publish saw some). */
+void hc_shmcoll_ring(hc_shmcoll_t *sc);
+
+/* Notes in this rank's line the CPU it runs on (a crowded node's waiters
+ * ask it, shmcoll.c). */
+void hc_shmcoll_note_cpu(hc_shmcoll_t *sc);
+
+/* Raises this rank's flag to s and wakes the sleepers (Dekker with
+ * shmcoll.c's sleeps, light where sc->light_publish: either the sleeper
+ * sees the flag, or this sees it counted and rings). */
+static inline void shmcoll_publish(hc_shmcoll_t *sc, int kind, uint32_t s) {
+  if (sc->crowded) /* in the line that the flag takes along anyway */
+    hc_shmcoll_note_cpu(sc);
+  atomic_store_explicit(&sc->lines[sc->rank].flag[kind], s,
+                        memory_order_release);
+  /* A full fence waits here for the flag's line, which the waiter last
+   * read, to cross to this core, once per collective (2-rank Reduce 8 B
+   * 0.12-0.15 -> 0.07-0.10 us, bench/NOTES.md, reduce16). */
+  if (sc->light_publish)
+    atomic_signal_fence(memory_order_seq_cst);
+  else
+    atomic_thread_fence(memory_order_seq_cst);
+  if (atomic_load_explicit(&sc->hdr->sleepers, memory_order_relaxed) != 0)
+    hc_shmcoll_ring(sc);
+}
+
+/* Raises this rank's flags for its post of number s, as how says. */
+static inline void shmcoll_post_raise(hc_shmcoll_t *sc, uint32_t s, int how) {
+  _Atomic uint32_t *flag = sc->lines[sc->rank].flag;
+  if (how == SHMCOLL_POST_QUIET) {
+    atomic_store_explicit(&flag[SHMCOLL_POSTED], s, memory_order_relaxed);
+    return;
+  }
+  if (how == SHMCOLL_POST_FINAL) /* published by the store below */
+    atomic_store_explicit(&flag[SHMCOLL_DONE], s, memory_order_relaxed);
+  shmcoll_publish(sc, SHMCOLL_POSTED, s);
+}
+
 /* 1 when every rank's done reached want.  The least of them is kept
  * (sc->done_seen, it only grows): a root that runs ahead of its readers,
  * testing whether they finished with a buffer several collectives back,
@@ -523,65 +588,42 @@ static inline int shmcoll_box_fits(size_t bytes) {
   return bytes > 0 && bytes <= SHMCOLL_BOX_MAX;
 }
 
-/* The same for a reduction's chunk of bytes, combined whole: an
- * Allreduce's (root -1), not a Reduce's, whose other ranks run ahead of
- * the root by the ring's depth. */
-static inline int shmcoll_boxed(int root, size_t bytes) {
-  return root < 0 && shmcoll_box_fits(bytes);
+/* Where a post lies: a buffer (shmcoll_buf), the poster's box (one of
+ * two, by the number's parity), or the line of the poster's post word of
+ * its number (shmcoll_post_word: a ring as deep as the small buffers,
+ * whose words only numbers ever fill).  A post in a box or a post line
+ * (a "boxed" one) holds its data and its number in one line. */
+enum shmcoll_where { SHMCOLL_IN_BUFFER, SHMCOLL_IN_BOX, SHMCOLL_IN_POST_LINE };
+
+/* 1 when a rooted post of len bytes (a Reduce's vector, a gather's
+ * block; its poster and the root both know len) goes in the line of the
+ * poster's post word, which the root alone reads: the root then polls a
+ * line its poster writes once per post, where a root that looked at the
+ * poster's flag line and then its buffer fell into lockstep with it on
+ * Intel, a call taking twice as long by the library's code layout alone
+ * (2-rank Reduce and Gather 8 B 0.05 or 0.09 us, LTO or not).  Not in a
+ * box: posters then run ahead of the root by two numbers only, and on
+ * AMD that lost (Reduce 8 B 0.055 -> 0.071 us, Gather 0.055 -> 0.079);
+ * the post lines are as deep as the ring (bench/NOTES.md, rooted23).  Not
+ * in a lane (no post words) nor on a crowded node (crowd23's). */
+static inline int shmcoll_rooted_boxed(const hc_shmcoll_t *sc, size_t len) {
+  return shmcoll_box_fits(len) && sc->posts != NULL && !sc->crowded;
+}
+
+/* Where a reduction's chunk of bytes, combined whole, is posted: an
+ * Allreduce's (root -1) in the boxes, a Reduce's as any rooted post. */
+static inline int shmcoll_reduce_where(const hc_shmcoll_t *sc, int root,
+                                       size_t bytes) {
+  if (root < 0)
+    return shmcoll_box_fits(bytes) ? SHMCOLL_IN_BOX : SHMCOLL_IN_BUFFER;
+  return shmcoll_rooted_boxed(sc, bytes) ? SHMCOLL_IN_POST_LINE
+                                         : SHMCOLL_IN_BUFFER;
 }
 
 /* Rank's box for collective number s. */
 static inline shmcoll_box_t *shmcoll_box(const hc_shmcoll_t *sc, int rank,
                                          uint32_t s) {
   return &sc->lines[rank].box[s & 1];
-}
-
-/* Where rank r's post of collective number s of len bytes lies: its box
- * when the post was boxed, its small buffer of s otherwise. */
-static inline const unsigned char *shmcoll_posted_at(const hc_shmcoll_t *sc,
-                                                     int r, uint32_t s,
-                                                     size_t len, int boxed) {
-  return boxed ? shmcoll_box(sc, r, s)->data : shmcoll_buf(sc, r, s, len);
-}
-
-/* The collective every rank must have finished before this rank's box of
- * number s is filled again: the last one of its parity. */
-static inline uint32_t shmcoll_box_reuse(uint32_t s) { return s - 2; }
-
-/* Marks this rank's box of number s, its data written, as that number's
- * post (before the flag that announces it). */
-static inline void shmcoll_box_seal(hc_shmcoll_t *sc, uint32_t s) {
-  atomic_store_explicit(&shmcoll_box(sc, sc->rank, s)->seq, s,
-                        memory_order_release);
-}
-
-/* This rank's post of bytes of in as number s, in its box (the reuse
- * tested). */
-static inline void shmcoll_box_post(hc_shmcoll_t *sc, uint32_t s,
-                                    const unsigned char *in, size_t bytes) {
-  if (bytes > 0) /* an Allgatherv's empty block: in may be NULL */
-    hc_copy_small(shmcoll_box(sc, sc->rank, s)->data, in, bytes);
-  shmcoll_box_seal(sc, s);
-}
-
-/* 1 when every other rank's box holds its post of number s.  A box holds
- * s or the number two before it, or less (shmcoll_box_reuse), never more:
- * hence the equality, which a box formatted SHMCOLL_SEQ0 fails too. */
-static inline int shmcoll_boxes_posted(const hc_shmcoll_t *sc, uint32_t s) {
-  for (int r = 0; r < sc->size; r++)
-    if (r != sc->rank &&
-        atomic_load_explicit(&shmcoll_box(sc, r, s)->seq,
-                             memory_order_acquire) != s)
-      return 0;
-  return 1;
-}
-
-/* Every rank's post of number s was seen: every rank finished s - 1
- * before it posted (the collectives run in their order), which is what
- * its done would say. */
-static inline void shmcoll_box_seen(hc_shmcoll_t *sc, uint32_t s) {
-  if (shmcoll_reached(s - 1, sc->done_seen))
-    sc->done_seen = s - 1;
 }
 
 /* Words apart of two posts (shmcoll_scatter_post): a line, so that a
@@ -596,6 +638,94 @@ static inline _Atomic uint32_t *shmcoll_post_word(const hc_shmcoll_t *sc,
   size_t at = (size_t)rank * (size_t)sc->depth +
               (s & ((uint32_t)sc->depth - 1)); /* a power of two */
   return sc->posts + at * SHMCOLL_POST_STRIDE;
+}
+
+/* A post word's line: the word, then a boxed post's data. */
+typedef struct shmcoll_post_line {
+  _Atomic uint32_t seq;
+  uint32_t unused;
+  unsigned char data[SHMCOLL_BOX_MAX];
+} shmcoll_post_line_t;
+_Static_assert(sizeof(shmcoll_post_line_t) ==
+                   SHMCOLL_POST_STRIDE * sizeof(uint32_t),
+               "a post line is the post words' stride");
+
+static inline shmcoll_post_line_t *shmcoll_post_line(const hc_shmcoll_t *sc,
+                                                     int rank, uint32_t s) {
+  return (shmcoll_post_line_t *)shmcoll_post_word(sc, rank, s);
+}
+
+/* The number word and the data of rank's boxed post of number s (where:
+ * SHMCOLL_IN_BOX or SHMCOLL_IN_POST_LINE). */
+static inline _Atomic uint32_t *
+shmcoll_boxed_seq(const hc_shmcoll_t *sc, int rank, uint32_t s, int where) {
+  return where == SHMCOLL_IN_BOX ? &shmcoll_box(sc, rank, s)->seq
+                                 : &shmcoll_post_line(sc, rank, s)->seq;
+}
+
+static inline unsigned char *
+shmcoll_boxed_data(const hc_shmcoll_t *sc, int rank, uint32_t s, int where) {
+  return where == SHMCOLL_IN_BOX ? shmcoll_box(sc, rank, s)->data
+                                 : shmcoll_post_line(sc, rank, s)->data;
+}
+
+/* Where rank r's post of collective number s of len bytes lies (where:
+ * as it was posted). */
+static inline const unsigned char *shmcoll_posted_at(const hc_shmcoll_t *sc,
+                                                     int r, uint32_t s,
+                                                     size_t len, int where) {
+  return where != SHMCOLL_IN_BUFFER ? shmcoll_boxed_data(sc, r, s, where)
+                                    : shmcoll_buf(sc, r, s, len);
+}
+
+/* The collective every rank must have finished before this rank's box or
+ * post line of number s is filled again: the last one to use it. */
+static inline uint32_t shmcoll_box_reuse(const hc_shmcoll_t *sc, uint32_t s,
+                                         int where) {
+  return where == SHMCOLL_IN_BOX ? s - 2 : s - (uint32_t)sc->depth;
+}
+
+/* Marks this rank's boxed post of number s, its data written, as that
+ * number's post (before the flag that announces it). */
+static inline void shmcoll_box_seal(hc_shmcoll_t *sc, uint32_t s, int where) {
+  atomic_store_explicit(shmcoll_boxed_seq(sc, sc->rank, s, where), s,
+                        memory_order_release);
+}
+
+/* This rank's post of bytes of in as number s, in its box or post line
+ * (the reuse tested). */
+static inline void shmcoll_box_post(hc_shmcoll_t *sc, uint32_t s,
+                                    const unsigned char *in, size_t bytes,
+                                    int where) {
+  if (bytes > 0) /* an Allgatherv's empty block: in may be NULL */
+    hc_copy_small(shmcoll_boxed_data(sc, sc->rank, s, where), in, bytes);
+  shmcoll_box_seal(sc, s, where);
+}
+
+/* 1 when rank r's box or post line holds its post of number s.  It holds
+ * s or a number before it (shmcoll_box_reuse), never a later one nor data:
+ * hence the equality, which a word formatted SHMCOLL_SEQ0 fails too. */
+static inline int shmcoll_box_posted(const hc_shmcoll_t *sc, int r, uint32_t s,
+                                     int where) {
+  return atomic_load_explicit(shmcoll_boxed_seq(sc, r, s, where),
+                              memory_order_acquire) == s;
+}
+
+/* 1 when every other rank's boxed post of number s is there. */
+static inline int shmcoll_boxes_posted(const hc_shmcoll_t *sc, uint32_t s,
+                                       int where) {
+  for (int r = 0; r < sc->size; r++)
+    if (r != sc->rank && !shmcoll_box_posted(sc, r, s, where))
+      return 0;
+  return 1;
+}
+
+/* Every rank's post of number s was seen: every rank finished s - 1
+ * before it posted (the collectives run in their order), which is what
+ * its done would say. */
+static inline void shmcoll_box_seen(hc_shmcoll_t *sc, uint32_t s) {
+  if (shmcoll_reached(s - 1, sc->done_seen))
+    sc->done_seen = s - 1;
 }
 
 /* A scatter's root, once rank's block of collective number s (one
@@ -628,36 +758,10 @@ static inline int shmcoll_scatter_posted(const hc_shmcoll_t *sc, uint32_t s) {
   return 0;
 }
 
-/* Wakes the ranks asleep on the segment (shmcoll_publish saw some). */
-void hc_shmcoll_ring(hc_shmcoll_t *sc);
-
-/* Notes in this rank's line the CPU it runs on (a crowded node's waiters
- * ask it, shmcoll.c). */
-void hc_shmcoll_note_cpu(hc_shmcoll_t *sc);
-
-/* Raises this rank's flag to s and wakes the sleepers (Dekker with
- * shmcoll.c's sleeps, light where sc->light_publish: either the sleeper
- * sees the flag, or this sees it counted and rings). */
-static inline void shmcoll_publish(hc_shmcoll_t *sc, int kind, uint32_t s) {
-  if (sc->crowded) /* in the line that the flag takes along anyway */
-    hc_shmcoll_note_cpu(sc);
-  atomic_store_explicit(&sc->lines[sc->rank].flag[kind], s,
-                        memory_order_release);
-  /* A full fence waits here for the flag's line, which the waiter last
-   * read, to cross to this core, once per collective (2-rank Reduce 8 B
-   * 0.12-0.15 -> 0.07-0.10 us, bench/NOTES.md, reduce16). */
-  if (sc->light_publish)
-    atomic_signal_fence(memory_order_seq_cst);
-  else
-    atomic_thread_fence(memory_order_seq_cst);
-  if (atomic_load_explicit(&sc->hdr->sleepers, memory_order_relaxed) != 0)
-    hc_shmcoll_ring(sc);
-}
-
 /* dst = slot[0] op (slot[1] op (... slot[size-1])) over count elements from
  * element first on, of collective number s; own (not NULL, not dst): this
- * rank's input, read instead of its slot.  boxed: the posts are in the
- * boxes (shmcoll_boxed), not the buffers. */
+ * rank's input, read instead of its slot.  where: where the posts lie
+ * (enum shmcoll_where). */
 void hc_shmcoll_combine(const hc_shmcoll_t *sc, uint32_t s, size_t len,
                         void *dst, size_t first, size_t count,
                         const hcomm_reduce_op_t *op, const unsigned char *own,

@@ -127,39 +127,74 @@ static unsigned char *shmcoll_now_slot(hc_shmcoll_t *sc, hcomm_comm_t *comm,
 }
 
 /* The next collective's number *s, once its turn came and every rank
- * finished with this rank's box of that number; the lock held.  0,
- * unlocked, when the small path does not take it. */
-static int shmcoll_now_box(hc_shmcoll_t *sc, hcomm_comm_t *comm, uint32_t *s) {
+ * finished with this rank's box or post line (where) of that number; the
+ * lock held.  0, unlocked, when the small path does not take it. */
+static int shmcoll_now_box(hc_shmcoll_t *sc, hcomm_comm_t *comm, uint32_t *s,
+                           int where) {
   if (!shmcoll_now_enter(sc, comm))
     return 0;
   *s = sc->seq + 1;
-  if (shmcoll_all_done(sc, shmcoll_box_reuse(*s)))
+  if (shmcoll_all_done(sc, shmcoll_box_reuse(sc, *s, where)))
     return 1;
   hc_engine_unlock();
   return 0;
 }
 
-/* 1 when every other rank's box holds number s within a few looks (one
- * on a crowded node), as shmcoll_now_ready for flags.  A pause between
- * looks: back to back, they took the box's line from its writer between
- * its data and its number, and the box was slower than the flag it
- * replaces (2-rank Allreduce 8 B, fastest of 7 reps: 0.33 us against
- * 0.29 with the flag, 0.20 with the pause; bench/NOTES.md, box22). */
-static int shmcoll_now_boxes(const hc_shmcoll_t *sc, uint32_t s) {
+/* 1 when every other rank's block of a gatherv of counts, number s, is
+ * there: in its post line where the block is boxed
+ * (shmcoll_rooted_boxed), else behind its posted flag. */
+static int shmcoll_gathered(const hc_shmcoll_t *sc, uint32_t s,
+                            const size_t *counts) {
+  for (int r = 0; r < sc->size; r++) {
+    if (r == sc->rank)
+      continue;
+    _Atomic uint32_t *posted = &sc->lines[r].flag[SHMCOLL_POSTED];
+    if (shmcoll_rooted_boxed(sc, counts[r])
+            ? !shmcoll_box_posted(sc, r, s, SHMCOLL_IN_POST_LINE)
+            : !shmcoll_reached(
+                  atomic_load_explicit(posted, memory_order_acquire), s))
+      return 0;
+  }
+  return 1;
+}
+
+/* 1 when every other rank's box or post line (where) holds number s
+ * within a few looks (one on a crowded node), as shmcoll_now_ready for
+ * flags; counts (not NULL): a gatherv's, whose blocks not boxed are
+ * behind their flags (shmcoll_gathered).  A pause between looks: back to
+ * back, they took the box's line from its writer between its data and
+ * its number, and the box was slower than the flag it replaces (2-rank
+ * Allreduce 8 B, fastest of 7 reps: 0.33 us against 0.29 with the flag,
+ * 0.20 with the pause; bench/NOTES.md, box22). */
+static int shmcoll_now_boxes(const hc_shmcoll_t *sc, uint32_t s, int where,
+                             const size_t *counts) {
   int looks = sc->crowded ? 1 : SHMCOLL_FLAG_LOOKS;
   for (int i = 0; i < looks; i++) {
-    if (shmcoll_boxes_posted(sc, s))
+    if (counts != NULL ? shmcoll_gathered(sc, s, counts)
+                       : shmcoll_boxes_posted(sc, s, where))
       return 1;
     hc_spin_pause();
   }
   return 0;
 }
 
-/* 1 when every rank's post of number s is there, in its box or behind
- * its flag as the post was made. */
-static int shmcoll_now_posts(hc_shmcoll_t *sc, uint32_t s, int boxed) {
-  return boxed ? shmcoll_now_boxes(sc, s)
-               : shmcoll_now_ready(sc, SHMCOLL_POSTED, SHMCOLL_ALL, s);
+/* 1 when every rank's post of number s is there, in its box or post line
+ * or behind its flag, where the post was made. */
+static int shmcoll_now_posts(hc_shmcoll_t *sc, uint32_t s, int where) {
+  return where != SHMCOLL_IN_BUFFER
+             ? shmcoll_now_boxes(sc, s, where, NULL)
+             : shmcoll_now_ready(sc, SHMCOLL_POSTED, SHMCOLL_ALL, s);
+}
+
+/* A gather's root: 1 when every other rank's block of number s is there
+ * within a few looks, boxes of them in their post lines (all of them
+ * where counts is NULL: a Gather's), as shmcoll_now_boxes; none boxed: as
+ * shmcoll_now_ready. */
+static int shmcoll_now_gathered(hc_shmcoll_t *sc, uint32_t s,
+                                const size_t *counts, int boxes) {
+  if (boxes == 0)
+    return shmcoll_now_ready(sc, SHMCOLL_POSTED, SHMCOLL_ALL, s);
+  return shmcoll_now_boxes(sc, s, SHMCOLL_IN_POST_LINE, counts);
 }
 
 /* With the lock held: 1 when the Bcast ran here, 0 when nothing was done
@@ -209,36 +244,24 @@ __attribute__((always_inline)) static inline int shmcoll_reduce_post_locked(
     hc_shmcoll_t *sc, uint32_t s, unsigned char *mine, const unsigned char *in,
     unsigned char *out, size_t count, const hcomm_reduce_op_t *rop, int root) {
   size_t bytes = count * rop->elem_size;
-  if (shmcoll_boxed(root, bytes)) { /* mine NULL: the box instead */
-    shmcoll_box_post(sc, s, in, bytes);
-    shmcoll_publish(sc, SHMCOLL_POSTED, s);
-    if (!shmcoll_now_boxes(sc, s))
-      return 0;
-    hc_shmcoll_combine(sc, s, bytes, out, 0, count, rop, NULL, 1);
-    shmcoll_box_seen(sc, s);
-    shmcoll_publish(sc, SHMCOLL_DONE, s);
+  /* mine NULL where the post is boxed */
+  int where = shmcoll_reduce_where(sc, root, bytes);
+  /* A root that is not in place combines its input where it lies. */
+  const unsigned char *own = root >= 0 && out != NULL && out != in ? in : NULL;
+  if (own == NULL && where != SHMCOLL_IN_BUFFER)
+    shmcoll_box_post(sc, s, in, bytes, where);
+  else if (own == NULL)
+    hc_copy_small(mine, in, bytes);
+  shmcoll_post_raise(sc, s, shmcoll_reduce_how(root, out));
+  if (out == NULL) { /* no result: done with the post, which published it */
     shmcoll_now_finished(sc, s);
     return 1;
   }
-  /* A root that is not in place combines its input where it lies. */
-  const unsigned char *own = root >= 0 && out != NULL && out != in ? in : NULL;
-  _Atomic uint32_t *flag = sc->lines[sc->rank].flag;
-  if (own == NULL)
-    hc_copy_small(mine, in, bytes);
-  if (root >= 0 && out != NULL) { /* only the root reads its post */
-    atomic_store_explicit(&flag[SHMCOLL_POSTED], s, memory_order_relaxed);
-  } else {
-    if (out == NULL) /* no result: done with the post, which publishes it */
-      atomic_store_explicit(&flag[SHMCOLL_DONE], s, memory_order_relaxed);
-    shmcoll_publish(sc, SHMCOLL_POSTED, s);
-    if (out == NULL) {
-      shmcoll_now_finished(sc, s);
-      return 1;
-    }
-  }
-  if (!shmcoll_now_ready(sc, SHMCOLL_POSTED, SHMCOLL_ALL, s))
+  if (!shmcoll_now_posts(sc, s, where))
     return 0;
-  hc_shmcoll_combine(sc, s, bytes, out, 0, count, rop, own, 0);
+  hc_shmcoll_combine(sc, s, bytes, out, 0, count, rop, own, where);
+  if (where != SHMCOLL_IN_BUFFER)
+    shmcoll_box_seen(sc, s);
   shmcoll_publish(sc, SHMCOLL_DONE, s);
   shmcoll_now_finished(sc, s);
   return 1;
@@ -250,8 +273,9 @@ int hc_shmcoll_reduce_now(hc_shmcoll_t *sc, hcomm_comm_t *comm,
   size_t bytes = count * rop->elem_size;
   uint32_t s;
   unsigned char *mine = NULL;
-  if (shmcoll_boxed(root, bytes)) {
-    if (!shmcoll_now_box(sc, comm, &s))
+  int where = shmcoll_reduce_where(sc, root, bytes);
+  if (where != SHMCOLL_IN_BUFFER) {
+    if (!shmcoll_now_box(sc, comm, &s, where))
       return -1;
   } else if (bytes > SHMCOLL_WHOLE_MAX ||
              (mine = shmcoll_now_slot(sc, comm, bytes, &s)) == NULL) {
@@ -289,7 +313,7 @@ shmcoll_exchange_post_locked(hc_shmcoll_t *sc, uint32_t s, unsigned char *mine,
   if (own != own_out) /* not in place */
     hc_copy_small(own_out, own, own_n);
   if (boxed)
-    shmcoll_box_seal(sc, s);
+    shmcoll_box_seal(sc, s, SHMCOLL_IN_BOX);
   shmcoll_publish(sc, SHMCOLL_POSTED, s);
   if (!shmcoll_now_posts(sc, s, boxed))
     return 0;
@@ -321,7 +345,7 @@ int hc_shmcoll_exchange_now(hc_shmcoll_t *sc, hcomm_comm_t *comm,
   uint32_t s;
   unsigned char *mine = NULL;
   if (shmcoll_box_fits(slot)) {
-    if (!shmcoll_now_box(sc, comm, &s))
+    if (!shmcoll_now_box(sc, comm, &s, SHMCOLL_IN_BOX))
       return -1;
     mine = shmcoll_box(sc, sc->rank, s)->data;
   } else if ((mine = shmcoll_now_slot(sc, comm, slot, &s)) == NULL) {
@@ -350,14 +374,14 @@ static unsigned char *shmcoll_op_now_slot(hc_shmcoll_op_t *op, size_t slot,
              : NULL;
 }
 
-/* As shmcoll_op_now_slot for a post in this rank's box: 1 when it may
- * be filled as number *s. */
-static int shmcoll_op_now_box(hc_shmcoll_op_t *op, uint32_t *s) {
+/* As shmcoll_op_now_slot for a post in this rank's box or post line
+ * (where): 1 when it may be filled as number *s. */
+static int shmcoll_op_now_box(hc_shmcoll_op_t *op, uint32_t *s, int where) {
   hc_shmcoll_t *sc = op->sc;
   if (sc->turn != sc->seq || hc_comm_failure_locked(op->comm) != HC_OK)
     return 0;
   *s = sc->seq + 1;
-  return shmcoll_all_done(sc, shmcoll_box_reuse(*s));
+  return shmcoll_all_done(sc, shmcoll_box_reuse(sc, *s, where));
 }
 
 /* A straight start that ran whole (ran 1) or made only this rank's post,
@@ -377,8 +401,9 @@ static int shmcoll_reduce_op_now_locked(hc_shmcoll_op_t *op) {
   size_t bytes = op->size * op->op.elem_size;
   uint32_t s;
   unsigned char *mine = NULL;
-  if (shmcoll_boxed(op->root, bytes)) {
-    if (!shmcoll_op_now_box(op, &s))
+  int where = shmcoll_reduce_where(op->sc, op->root, bytes);
+  if (where != SHMCOLL_IN_BUFFER) {
+    if (!shmcoll_op_now_box(op, &s, where))
       return HC_SHMCOLL_NOW_NONE;
   } else if (bytes == 0 || bytes > SHMCOLL_WHOLE_MAX ||
              (mine = shmcoll_op_now_slot(op, bytes, &s)) == NULL) {
@@ -403,7 +428,7 @@ static int shmcoll_exchange_op_now_locked(hc_shmcoll_op_t *op) {
       (!alltoall && op->size != op->each))
     return HC_SHMCOLL_NOW_NONE;
   if (shmcoll_box_fits(slot)) {
-    if (!shmcoll_op_now_box(op, &s))
+    if (!shmcoll_op_now_box(op, &s, SHMCOLL_IN_BOX))
       return HC_SHMCOLL_NOW_NONE;
     mine = shmcoll_box(op->sc, op->sc->rank, s)->data;
   } else if ((mine = shmcoll_op_now_slot(op, slot, &s)) == NULL) {
@@ -496,11 +521,20 @@ shmcoll_rooted_now(hc_shmcoll_t *sc, hcomm_comm_t *comm, int gather,
                    uint32_t span) {
   int me = sc->rank, is_root = me == root;
   size_t widest = mine; /* the largest block through a buffer of this rank */
+  /* Blocks in boxes (shmcoll_rooted_boxed, span one): this sender's, or
+   * how many of the others' at a gather's root. */
+  int boxes = span == 1 && gather && shmcoll_rooted_boxed(sc, mine)
+                  ? (is_root ? sc->size - 1 : 1)
+                  : 0;
   if (is_root && counts != NULL) {
     widest = 0;
-    for (int r = 0; r < sc->size; r++)
+    boxes = 0;
+    for (int r = 0; r < sc->size; r++) {
       if (r != me && counts[r] > widest)
         widest = counts[r];
+      boxes +=
+          gather && r != me && span == 1 && shmcoll_rooted_boxed(sc, counts[r]);
+    }
     if (widest > 0 && !shmcoll_rooted_spanned(sc, span, widest))
       return HC_ERR_NOT_SUPPORTED; /* a message's */
   } else if (!shmcoll_rooted_spanned(sc, span, mine)) {
@@ -509,15 +543,16 @@ shmcoll_rooted_now(hc_shmcoll_t *sc, hcomm_comm_t *comm, int gather,
   if (!shmcoll_now_enter(sc, comm))
     return HC_ERR_NOT_SUPPORTED;
   uint32_t s = sc->seq + span; /* the flags' number: the span's last */
-  uint32_t reuse = span > 1 ? shmcoll_reuse(sc, s, sc->small)
-                            : shmcoll_rooted_reuse(sc, s, widest);
+  uint32_t reuse = boxes > 0  ? shmcoll_box_reuse(sc, s, SHMCOLL_IN_POST_LINE)
+                   : span > 1 ? shmcoll_reuse(sc, s, sc->small)
+                              : shmcoll_rooted_reuse(sc, s, widest);
   /* Senders (a gather) and the root (a scatter) fill buffers; the others
    * read what was posted. */
   /* A scatter's reader at its post word first (shmcoll_scatter_post). */
   int ready = gather != is_root ? shmcoll_all_done(sc, reuse)
-              : (!gather && span == 1 && shmcoll_scatter_posted(sc, s)) ||
-                  shmcoll_now_ready(sc, SHMCOLL_POSTED,
-                                    is_root ? SHMCOLL_ALL : root, s);
+              : gather          ? shmcoll_now_gathered(sc, s, counts, boxes)
+                       : (span == 1 && shmcoll_scatter_posted(sc, s)) ||
+                             shmcoll_now_ready(sc, SHMCOLL_POSTED, root, s);
   if (!ready) {
     hc_engine_unlock();
     return HC_ERR_NOT_SUPPORTED;
@@ -525,18 +560,25 @@ shmcoll_rooted_now(hc_shmcoll_t *sc, hcomm_comm_t *comm, int gather,
   comm->coll_seq++; /* as hc_shmcoll_run: the tag the op would take */
   _Atomic uint32_t *flag = sc->lines[me].flag;
   if (gather && !is_root) {
-    shmcoll_span_store(sc, me, s, span, in, mine);
+    if (boxes > 0)
+      shmcoll_box_post(sc, s, in, mine, SHMCOLL_IN_POST_LINE);
+    else
+      shmcoll_span_store(sc, me, s, span, in, mine);
     atomic_store_explicit(&flag[SHMCOLL_DONE], s, memory_order_relaxed);
     shmcoll_publish(sc, SHMCOLL_POSTED, s);
   } else if (gather) {
     for (int r = 0; r < sc->size; r++) {
       unsigned char *block = out + hc_shmcoll_block_at(displs, mine, r);
       size_t n = hc_shmcoll_block_len(counts, mine, r);
-      if (r != me && n > 0)
+      if (r != me && boxes > 0 && shmcoll_rooted_boxed(sc, n))
+        hc_copy_small(block, shmcoll_post_line(sc, r, s)->data, n);
+      else if (r != me && n > 0)
         shmcoll_span_load(sc, r, s, span, block, n);
       else if (r == me && in != NULL && in != block) /* not in place */
         memcpy(block, in, n);
     }
+    if (boxes > 0) /* every rank's post seen: each finished s - 1 */
+      shmcoll_box_seen(sc, s);
     shmcoll_publish(sc, SHMCOLL_DONE, s);
   } else if (is_root) {
     for (int r = 0; r < sc->size; r++) {
@@ -647,10 +689,10 @@ int hc_shmcoll_reduce_scatter_now(hc_shmcoll_t *sc, hcomm_comm_t *comm,
   int boxed = shmcoll_box_fits(bytes);
   unsigned char *mine = NULL;
   if (boxed) {
-    if (!shmcoll_now_box(sc, comm, &s))
+    if (!shmcoll_now_box(sc, comm, &s, SHMCOLL_IN_BOX))
       return -1;
     shmcoll_box_post(sc, s, sendbuf == HCOMM_IN_PLACE ? recvbuf : sendbuf,
-                     bytes);
+                     bytes, SHMCOLL_IN_BOX);
   } else {
     if ((mine = shmcoll_now_slot(sc, comm, bytes, &s)) == NULL)
       return -1;

@@ -32,6 +32,11 @@ typedef struct hc_cpu_profile {
    * CPUs, Bcasts of more than two ranks read the root's buffer from this
    * many bytes on (and from HCMPI_COLL_SHM_BCAST_READ_MIN); 0 never. */
   size_t coll_shm_crowded_bcast_read_min;
+  /* 1: shm sends ask for the lines their next packet goes to for writing
+   * (hc_shm_prefetch_write): a push into a pair's ring the next cell's,
+   * an empty poll after a sparse pooled send the pool's next cell's,
+   * instead of demoting the cell sent.  No variable sets it. */
+  int shm_prefetch_next;
 } hc_cpu_profile_t;
 
 /* The profile of the processor this process runs on, identified by cpuid

@@ -1193,13 +1193,64 @@ static long mixed_user(int it, int i)
     return acc;
 }
 
+/* Byte i of rank r's block of call it in a mixed Gather(v). */
+static unsigned char mixed_byte(int r, int it, int i)
+{
+    return (unsigned char)(r * 37 + it * 11 + i * 3 + 1);
+}
+
+/* A Gather (vform 0) or Gatherv (1) of call it to root, blocks about a
+ * line (a post in its sender's line, up to 56 bytes, or its buffer, or
+ * nothing): a Gather's bytes a rank, a Gatherv's block of rank r
+ * (bytes + 13 r) % 64, its blocks laid out in reverse with a gap after
+ * each; in place at the root where inplace.  The root checks every block
+ * and gap, the others that their receive buffer stayed untouched. */
+static int mixed_gather(int it, int root, int bytes, int vform, int inplace,
+                        unsigned char *in, unsigned char *out)
+{
+    enum { GAP = 0xee };
+    int counts[64], displs[64], total = 0;
+    for (int r = wsize - 1; r >= 0; r--) {
+        counts[r] = vform ? (bytes + 13 * r) % 64 : bytes;
+        displs[r] = total;
+        total += counts[r] + (vform ? 1 : 0);
+    }
+    if (!vform)
+        for (int r = 0; r < wsize; r++)
+            displs[r] = r * bytes;
+    int mine = counts[wrank];
+    for (int i = 0; i < mine; i++)
+        in[i] = mixed_byte(wrank, it, i);
+    memset(out, GAP, (size_t)total);
+    int at_root = wrank == root, self = at_root && inplace;
+    if (self)
+        memcpy(out + displs[wrank], in, (size_t)mine);
+    int rc = vform ? MPI_Gatherv(self ? MPI_IN_PLACE : in, mine, MPI_BYTE, out, counts, displs,
+                                 MPI_BYTE, root, MPI_COMM_WORLD)
+                   : MPI_Gather(self ? MPI_IN_PLACE : in, mine, MPI_BYTE, out, bytes, MPI_BYTE,
+                                root, MPI_COMM_WORLD);
+    for (int r = 0; rc == MPI_SUCCESS && at_root && r < wsize; r++) {
+        for (int i = 0; i < counts[r]; i++)
+            CHECK(out[displs[r] + i] == mixed_byte(r, it, i),
+                  "mixed %d: gather%s to %d, rank %d's %d bytes [%d] = %d", it, vform ? "v" : "",
+                  root, r, counts[r], i, out[displs[r] + i]);
+        CHECK(!vform || out[displs[r] + counts[r]] == GAP, "mixed %d: gatherv gap after %d", it,
+              r);
+    }
+    for (int k = 0; rc == MPI_SUCCESS && !at_root && k < total; k++)
+        CHECK(out[k] == GAP, "mixed %d: a gather wrote a non-root's buffer", it);
+    return rc;
+}
+
 /* Thousands of small blocking Bcasts, Reduces and Allreduces (1 to 64
  * elements, every root, in place and not, doubles and longs, sum and max),
  * Allgathers, Alltoalls and Reduce_scatter_blocks (1 to 8 longs a
- * block, in place and not),
+ * block, in place and not), Gathers and Gathervs (mixed_gather, every
+ * root),
  * in an order drawn alike on every rank, among which: an Ibcast and an
  * Iallreduce left in flight across the blocking calls after them (which
- * must wait their turn), a persistent Allreduce started and completed, a
+ * must wait their turn), a persistent Allreduce, Reduce and Gather
+ * started and completed (fresh inputs each time), a
  * message around the ring, a user op and a strided type (the general
  * path).  Every result checked against its serial value at its return. */
 static void run_mixed(int calls)
@@ -1213,6 +1264,18 @@ static void run_mixed(int calls)
     MPI_Request persistent;
     MPI_Allreduce_init(&pin, &pout, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL,
                        &persistent);
+    /* A persistent Reduce of 7 doubles (56 bytes) to the last rank and a
+     * Gather of 7 bytes a rank to rank 0, started many times, their
+     * inputs changed in between. */
+    enum { PERSISTENT_N = 7 };
+    double rin[PERSISTENT_N], rout[PERSISTENT_N];
+    unsigned char gpin[PERSISTENT_N], *gpout = mt_malloc((size_t)wsize * PERSISTENT_N);
+    MPI_Request preduce, pgather;
+    MPI_Reduce_init(rin, rout, PERSISTENT_N, MPI_DOUBLE, MPI_SUM, wsize - 1, MPI_COMM_WORLD,
+                    MPI_INFO_NULL, &preduce);
+    MPI_Gather_init(gpin, PERSISTENT_N, MPI_BYTE, gpout, PERSISTENT_N, MPI_BYTE, 0,
+                    MPI_COMM_WORLD, MPI_INFO_NULL, &pgather);
+    unsigned char *bin = mt_malloc(600), *bout = mt_malloc((size_t)wsize * 600);
     unsigned seed = 12345;
     /* Up to 513 elements of 8 bytes: past the 2 KiB of the straight steps
      * (one large buffer above 512 B), so both sides of each bound. */
@@ -1229,7 +1292,7 @@ static void run_mixed(int calls)
     for (int it = 0; it < calls; it++) {
         seed = seed * 1103515245u + 12345u;
         unsigned draw = seed >> 8;
-        int kind = (int)(draw % 14), root = (int)((draw >> 4) % (unsigned)wsize);
+        int kind = (int)(draw % 17), root = (int)((draw >> 4) % (unsigned)wsize);
         int n = 1 + (int)((draw >> 9) % 8) * ((draw >> 12) % 4 == 0 ? 8 : 1); /* 1-57 */
         if ((draw >> 16) % 4 == 0)
             n *= 9; /* up to 513: 1-4 KiB and past */
@@ -1361,6 +1424,32 @@ static void run_mixed(int calls)
                       "mixed %d: reduce_scatter_block [%d] = %ld, want %ld", it, i, gout[i],
                       mixed_sum(it, wrank * n + i));
             break;
+        case 14: /* Gather, Gatherv of about a line a rank (56 / 57 bytes too) */
+        case 15:
+            rc = mixed_gather(it, root, n - 1 + (int)((draw >> 20) & 1), kind == 15, inplace, bin,
+                              bout);
+            break;
+        case 16: /* the persistent Reduce and Gather, fresh inputs */
+            for (int i = 0; i < PERSISTENT_N; i++) {
+                rin[i] = (double)mixed_val(wrank, it, i);
+                rout[i] = -1.0;
+                gpin[i] = mixed_byte(wrank, it, i);
+            }
+            memset(gpout, 0, (size_t)wsize * PERSISTENT_N);
+            rc = MPI_Start(&preduce);
+            if (rc == MPI_SUCCESS)
+                rc = MPI_Start(&pgather);
+            if (rc == MPI_SUCCESS)
+                rc = MPI_Wait(&preduce, MPI_STATUS_IGNORE);
+            if (rc == MPI_SUCCESS)
+                rc = MPI_Wait(&pgather, MPI_STATUS_IGNORE);
+            for (int i = 0; rc == MPI_SUCCESS && i < PERSISTENT_N; i++)
+                CHECK(rout[i] == (wrank == wsize - 1 ? (double)mixed_sum(it, i) : -1.0),
+                      "mixed %d: persistent reduce [%d] = %g", it, i, rout[i]);
+            for (int k = 0; rc == MPI_SUCCESS && wrank == 0 && k < wsize * PERSISTENT_N; k++)
+                CHECK(gpout[k] == mixed_byte(k / PERSISTENT_N, it, k % PERSISTENT_N),
+                      "mixed %d: persistent gather [%d] = %d", it, k, gpout[k]);
+            break;
         default: /* a strided Bcast: packed by the face */
             for (int i = 0; i < 8; i++)
                 lin[i] = wrank == root ? mixed_val(root, it, i) : -1;
@@ -1377,7 +1466,12 @@ static void run_mixed(int calls)
         MPI_Wait(&ia, MPI_STATUS_IGNORE);
     free(gin);
     free(gout);
+    free(bin);
+    free(bout);
+    free(gpout);
     MPI_Request_free(&persistent);
+    MPI_Request_free(&preduce);
+    MPI_Request_free(&pgather);
     MPI_Type_free(&strided);
     MPI_Op_free(&user);
     if (wrank == 0)

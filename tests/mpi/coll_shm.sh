@@ -23,9 +23,9 @@
 # small buffers (every root, 1 to 513 bytes, rings of 1, 2 and default
 # depth, asleep) are right, send no transport message, stay in order with
 # the other collectives, and fail the survivors of a rank killed in them;
-# that small Bcasts, Reduces and Allreduces mixed with each other, with
-# I-forms in flight, persistent ones, messages, user ops and strided types
-# are right (mixed), and on 2 ranks fail the survivor of a rank killed in
+# that small Bcasts, Reduces, Allreduces and Gather(v)s mixed with each
+# other, with I-forms in flight, persistent ones (a Reduce and a Gather
+# too), messages, user ops and strided types are right (mixed), and on 2 ranks fail the survivor of a rank killed in
 # them.
 . "${top_srcdir:-.}/tests/mpi/lib.sh"
 for n in 1 2 3 5 8; do
@@ -92,6 +92,12 @@ rm -f "$fence_wrap" "$fence_log"
 echo "light fences: a crowded node's small communicators fence in full"
 HCMPI_COLL_SHM_DEPTH=1 run_mpi_ok 2 coll_shm mixed
 HCMPI_COLL_SHM_DEPTH=2 run_mpi_ok 3 coll_shm mixed
+# Reduces and Gathers of up to 56 bytes post in their senders' post lines
+# where the node is not crowded: 3 and 4 ranks counting 64 CPUs too (on a
+# ring of 2, and asleep), whatever this machine has.
+HCMPI_COLL_SHM_CPUS=64 run_mpi_ok 4 coll_shm mixed
+HCMPI_COLL_SHM_CPUS=64 HCMPI_COLL_SHM_DEPTH=2 run_mpi_ok 3 coll_shm mixed
+HCMPI_COLL_SHM_CPUS=64 HCMPI_SPIN=0 run_mpi_ok 3 coll_shm mixed 2000
 
 [ "$MPI_TEST_LAUNCHER" = hcmpirun ] || { echo "coll_shm: the rest needs hcmpirun"; exit 0; }
 prog=$(mpi_prog_path coll_shm)
@@ -178,6 +184,14 @@ kill_case 2 gather
 kill_case 3 scatter-root
 kill_case 3 gatherv
 kill_case 2 scatterv-root
+# Reduce and Gather(v) of 8-16 bytes in the post lines (not crowded: 2
+# ranks, and 3 counting 64 CPUs), the victim a sender or the root.
+for kind in reduce reduce-root gather-root gatherv gatherv-root; do
+    kill_case 2 $kind
+done
+for kind in reduce reduce-root gather gather-root gatherv gatherv-root; do
+    HCMPI_COLL_SHM_CPUS=64 kill_case 3 $kind
+done
 # Blocks of 16 KiB in the segment (a gather's read in place by the root):
 # the victim a sender whose block the root reads (or a receiver), or the
 # root.

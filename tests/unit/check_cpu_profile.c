@@ -137,6 +137,15 @@ START_TEST(test_cpu_profile_crowded_bcast_reads_off_on_amd_only) {
 }
 END_TEST
 
+/* Only the AMD profile's sends ask for the lines of their next packet for
+ * writing (amdp2p23); Intel and unmeasured machines do not. */
+START_TEST(test_cpu_profile_send_prefetch_on_amd_only) {
+  ck_assert_int_eq(profile_named("amd")->shm_prefetch_next, 1);
+  ck_assert_int_eq(profile_named("intel")->shm_prefetch_next, 0);
+  ck_assert_int_eq(profile_named("generic")->shm_prefetch_next, 0);
+}
+END_TEST
+
 START_TEST(test_cpu_profile_loses_to_an_explicit_setting) {
   const char *names[] = {"amd", "intel", "generic"};
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
@@ -184,6 +193,7 @@ static Suite *cpu_profile_suite(void) {
                  test_cpu_profile_lone_read_from_the_eager_limit_on_intel_only);
   tcase_add_test(tc, test_cpu_profile_unset_or_unknown_follows_the_cpu_vendor);
   tcase_add_test(tc, test_cpu_profile_gives_the_collective_stream_default);
+  tcase_add_test(tc, test_cpu_profile_send_prefetch_on_amd_only);
   tcase_add_test(tc, test_cpu_profile_loses_to_an_explicit_setting);
   tcase_add_test(tc, test_cpu_profile_crowded_bcast_reads_off_on_amd_only);
   tcase_add_test(tc, test_cpu_profile_default_by_name_is_the_profile_field);

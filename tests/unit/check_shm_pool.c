@@ -100,8 +100,10 @@ END_TEST
 
 /* Demoting a filled cell (a hint to the caches, a NOP on CPUs without
  * CLDEMOTE) leaves it as it was, for every length up to a full cell, and
- * ignores an index or a length past the pool. */
-START_TEST(test_pool_demote_leaves_every_length_intact) {
+ * ignores an index or a length past the pool; so does asking for the next
+ * cell's lines (the AMD profile's hint in its place), which also leaves
+ * the next fill its cell. */
+START_TEST(test_pool_demote_and_prefetch_leave_every_length_intact) {
   void *mem = pool_region(CELL, NCELLS);
   hc_shm_pool_t owner, reader;
   hc_shm_pool_attach(&owner, mem);
@@ -116,6 +118,9 @@ START_TEST(test_pool_demote_leaves_every_length_intact) {
     hc_shm_pool_demote(&owner, index, len);
     hc_shm_pool_demote(&owner, NCELLS, len);
     hc_shm_pool_demote(&owner, index, CELL + 1);
+    hc_shm_pool_prefetch_next(&owner, len);
+    hc_shm_pool_prefetch_next(&owner, CELL + 1);
+    ck_assert_uint_eq(owner.next, (index + 1) % NCELLS);
     const unsigned char *got = hc_shm_pool_data(&reader, index, 2, len);
     ck_assert_ptr_nonnull(got);
     ck_assert_int_eq(memcmp(got, sent, len), 0);
@@ -251,7 +256,7 @@ static Suite *shm_pool_suite(void) {
   tcase_add_test(tc, test_pool_rejects_bad_shapes);
   tcase_add_test(tc, test_pool_full_returns_again_and_reuses_released_cells);
   tcase_add_test(tc, test_pool_size_limit_and_gather);
-  tcase_add_test(tc, test_pool_demote_leaves_every_length_intact);
+  tcase_add_test(tc, test_pool_demote_and_prefetch_leave_every_length_intact);
   tcase_add_test(tc, test_pool_data_refuses_what_was_not_sent_to_me);
   tcase_add_test(tc, test_pool_reclaims_only_a_dead_destinations_cells);
   tcase_add_test(tc, test_pool_waiting_flag_is_taken_once);

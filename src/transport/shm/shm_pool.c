@@ -128,6 +128,15 @@ void hc_shm_pool_demote(const hc_shm_pool_t *pool, uint32_t index, size_t len) {
     hc_shm_demote_line(c + off);
 }
 
+void hc_shm_pool_prefetch_next(const hc_shm_pool_t *pool, size_t len) {
+  if (len > pool->cell_size)
+    return;
+  const unsigned char *c =
+      (const unsigned char *)shm_pool_cell_at(pool, pool->next);
+  for (size_t off = 0; off < SHM_POOL_CELL_HDR + len; off += SHM_POOL_ALIGN)
+    hc_shm_prefetch_write(c + off);
+}
+
 const void *hc_shm_pool_data(const hc_shm_pool_t *pool, uint32_t index,
                              uint32_t dest, size_t len) {
   if (index >= pool->ncells || len > pool->cell_size)

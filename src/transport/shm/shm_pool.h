@@ -60,6 +60,12 @@ hc_status_t hc_shm_pool_fill(hc_shm_pool_t *pool, uint32_t dest,
  * instead of snooping each out of this core. */
 void hc_shm_pool_demote(const hc_shm_pool_t *pool, uint32_t index, size_t len);
 
+/* Owner, between sends: asks for the lines of the header and first len
+ * bytes of the cell the next fill looks at first, for writing
+ * (hc_shm_prefetch_write), so that fill copies into lines this core holds
+ * instead of taking each from the core that last read it. */
+void hc_shm_pool_prefetch_next(const hc_shm_pool_t *pool, size_t len);
+
 /* Destination: the payload of cell index, or NULL when the index, the
  * length or the cell's owner-written header do not describe a busy cell
  * sent to dest with len bytes (the bytes come from another process and are

@@ -70,6 +70,7 @@ hc_status_t hc_shm_ring_attach(hc_shm_ring_t *ring, void *region) {
   ring->mask = s->ncells - 1;
   ring->cached_head = atomic_load_explicit(&s->head, memory_order_acquire);
   ring->cached_tail = atomic_load_explicit(&s->tail, memory_order_acquire);
+  ring->prefetch_next = 0;
   return HC_OK;
 }
 
