@@ -611,13 +611,18 @@ static inline int shmcoll_rooted_boxed(const hc_shmcoll_t *sc, size_t len) {
 }
 
 /* Where a reduction's chunk of bytes, combined whole, is posted: an
- * Allreduce's (root -1) in the boxes, a Reduce's as any rooted post. */
+ * Allreduce's (root -1) in the boxes, a Reduce's in the buffers.  A
+ * Reduce's post in the post lines (as a gather's) was slower on AMD: 2
+ * ranks, 8 B, LTO, 4 interleaved rounds, 0.13-0.16 us against 0.10 in
+ * the buffers (bench/NOTES.md, "Lead, fourteenth session"); the post
+ * lines' path takes any post, so a Reduce could use them again where
+ * they win. */
 static inline int shmcoll_reduce_where(const hc_shmcoll_t *sc, int root,
                                        size_t bytes) {
+  (void)sc;
   if (root < 0)
     return shmcoll_box_fits(bytes) ? SHMCOLL_IN_BOX : SHMCOLL_IN_BUFFER;
-  return shmcoll_rooted_boxed(sc, bytes) ? SHMCOLL_IN_POST_LINE
-                                         : SHMCOLL_IN_BUFFER;
+  return SHMCOLL_IN_BUFFER;
 }
 
 /* Rank's box for collective number s. */
