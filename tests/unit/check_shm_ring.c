@@ -4,7 +4,10 @@
  * MAP_SHARED mapping to a consumer that checks every byte.  The full,
  * wrap-around and streaming tests run twice: the second time the producer
  * asks for the next cell's line after each push (prefetch_next, the AMD
- * profile's), which must change no byte and no answer.
+ * profile's), which must change no byte and no answer, and the consumer
+ * learns of cells from their published words (read_published, the AMD
+ * profile's too).  Two tests check that word on its own: a cell whose
+ * tail store is not seen yet, and a word left from the last lap.
  */
 #include <check.h>
 #include <sched.h>
@@ -321,10 +324,12 @@ START_TEST(test_ring_forked_producer_streams_100k_packets_intact) {
   alarm(120);
   hc_shm_ring_t cons;
   ck_assert_int_eq(hc_shm_ring_attach(&cons, mem), HC_OK);
+  cons.read_published = _i;
   for (uint32_t expect = 0; expect < STREAM_COUNT;) {
-    size_t len;
+    size_t len = 0;
     const unsigned char *data = hc_shm_ring_peek(&cons, &len);
     if (data == NULL) {
+      ck_assert_uint_ne(len, HC_SHM_RING_CORRUPT);
       sched_yield();
       continue;
     }
@@ -341,6 +346,70 @@ START_TEST(test_ring_forked_producer_streams_100k_packets_intact) {
 }
 END_TEST
 
+/* The consumer finds nothing, and no corruption either. */
+static void assert_nothing_new(hc_shm_ring_t *cons) {
+  size_t len = 0;
+  ck_assert_ptr_null(hc_shm_ring_peek(cons, &len));
+  ck_assert_uint_ne(len, HC_SHM_RING_CORRUPT);
+  ck_assert_int_eq(hc_shm_ring_may_hold(cons), 0);
+}
+
+/* The producer stores a cell's published word before the tail: a consumer
+ * with read_published takes the cell on its word alone, and the tail it
+ * then reads, one behind, neither shows the cell again nor makes the ring
+ * look corrupt.  Without read_published the cell waits for the tail. */
+START_TEST(test_ring_published_word_shows_cell_before_tail) {
+  void *mem = ring_region(CELL, NCELLS);
+  hc_shm_ring_t prod, cons;
+  ck_assert_int_eq(hc_shm_ring_attach(&prod, mem), HC_OK);
+  ck_assert_int_eq(hc_shm_ring_attach(&cons, mem), HC_OK);
+  cons.read_published = _i;
+  for (uint32_t round = 0; round < 3 * NCELLS; round++) {
+    ck_assert_int_eq(push_u32(&prod, 1000 + round), HC_OK);
+    /* The tail store not seen yet: put the tail back by one. */
+    atomic_store(prod.tail_word, round);
+    size_t len = 0;
+    const void *data = hc_shm_ring_peek(&cons, &len);
+    if (!_i) {
+      ck_assert_ptr_null(data);
+      assert_nothing_new(&cons);
+      atomic_store(prod.tail_word, round + 1);
+      ck_assert_uint_eq(pop_u32(&cons), 1000 + round);
+      continue;
+    }
+    ck_assert_ptr_nonnull(data);
+    ck_assert_uint_eq(pop_u32(&cons), 1000 + round); /* peeks it again */
+    assert_nothing_new(&cons);
+    atomic_store(prod.tail_word, round + 1);
+    assert_nothing_new(&cons);
+  }
+  free(mem);
+}
+END_TEST
+
+/* A cell's word from the last lap (its index + 1 - ncells) shows nothing,
+ * and neither does a fresh ring over memory that held anything. */
+START_TEST(test_ring_stale_published_word_shows_nothing) {
+  void *mem = ring_region(CELL, NCELLS);
+  hc_shm_ring_t prod, cons;
+  ck_assert_int_eq(hc_shm_ring_attach(&cons, mem), HC_OK);
+  /* Memory a ring held before: every cell's word says "published". */
+  for (uint32_t i = 0; i < NCELLS; i++)
+    atomic_store(&hc_shm_ring_cell_at(&cons, i)->published, i + 1);
+  ck_assert_int_eq(hc_shm_ring_format(mem, CELL, NCELLS), HC_OK);
+  ck_assert_int_eq(hc_shm_ring_attach(&prod, mem), HC_OK);
+  ck_assert_int_eq(hc_shm_ring_attach(&cons, mem), HC_OK);
+  cons.read_published = 1;
+  assert_nothing_new(&cons);
+  for (uint32_t i = 0; i < NCELLS + 3; i++) {
+    ck_assert_int_eq(push_u32(&prod, i), HC_OK);
+    ck_assert_uint_eq(pop_u32(&cons), i);
+    assert_nothing_new(&cons);
+  }
+  free(mem);
+}
+END_TEST
+
 static Suite *shm_ring_suite(void) {
   Suite *s = suite_create("shm_ring");
   TCase *tc = tcase_create("ring");
@@ -354,6 +423,9 @@ static Suite *shm_ring_suite(void) {
   tcase_add_test(tc, test_ring_gathers_two_pieces_of_every_small_length);
   tcase_add_test(tc, test_ring_corrupt_length_or_tail_is_refused);
   tcase_add_test(tc, test_ring_waiting_flag_is_taken_once);
+  tcase_add_loop_test(tc, test_ring_published_word_shows_cell_before_tail, 0,
+                      2);
+  tcase_add_test(tc, test_ring_stale_published_word_shows_nothing);
   tcase_add_loop_test(tc, test_ring_forked_producer_streams_100k_packets_intact,
                       0, 2);
   suite_add_tcase(s, tc);

@@ -293,8 +293,10 @@ typedef struct shm_ctx {
   size_t cma_min; /* HCMPI_SHM_CMA_MIN: smaller rendezvous stream */
   size_t lone_read_min; /* HCMPI_SHM_LONE_READ_MIN: lone ones read */
   /* The processor's shm_prefetch_next, off on a crowded node: the out
-   * rings' prefetch_next, and whether an empty poll after a sparse pooled
-   * send asks for the pool's next cell (else it demotes the one sent). */
+   * rings' prefetch_next, the in rings' read_published (both measured on
+   * the AMD EPYC only: amdp2p23, amdrecv23), and whether an empty poll
+   * after a sparse pooled send asks for the pool's next cell (else it
+   * demotes the one sent). */
   int prefetch_next;
   /* Waiting for a core (SHM_DEFAULT_RUNQ_MAX): the schedstat of the thread
    * that initialised (-1: none), HCMPI_SHM_STREAM_RUNQ_MAX, and the last
@@ -538,6 +540,7 @@ static hc_status_t shm_attach_rings(shm_ctx_t *shm) {
                            rings + shm_ring_index(me, p, n) * rb) != HC_OK)
       return HC_ERR_TRANSPORT;
     shm->out[p].prefetch_next = shm->prefetch_next;
+    shm->in[p].read_published = shm->prefetch_next;
     unsigned char *boxes = shm->base + shm->hdr->box_offset;
     hc_shm_fastbox_attach(
         &shm->box_in[p],

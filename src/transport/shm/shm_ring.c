@@ -50,6 +50,14 @@ hc_status_t hc_shm_ring_format(void *region, size_t cell_size,
   atomic_init(&s->tail, 0);
   atomic_init(&s->head, 0);
   atomic_init(&s->producer_waiting, 0);
+  /* The region may hold anything (a reused mapping): a stray published
+   * word equal to 1 would show cell 0 before any push. */
+  unsigned char *cells = (unsigned char *)region + sizeof *s;
+  for (uint32_t i = 0; i < ncells; i++)
+    atomic_init(&((struct hc_shm_ring_cell *)(cells + (size_t)i *
+                                              shm_ring_stride(cell_size)))
+                     ->published,
+                0);
   atomic_thread_fence(memory_order_release);
   s->magic = SHM_RING_MAGIC;
   return HC_OK;
@@ -71,6 +79,7 @@ hc_status_t hc_shm_ring_attach(hc_shm_ring_t *ring, void *region) {
   ring->cached_head = atomic_load_explicit(&s->head, memory_order_acquire);
   ring->cached_tail = atomic_load_explicit(&s->tail, memory_order_acquire);
   ring->prefetch_next = 0;
+  ring->read_published = 0;
   return HC_OK;
 }
 
@@ -98,11 +107,8 @@ const void *hc_shm_ring_peek_tagged(hc_shm_ring_t *ring, size_t *len,
                                     uint32_t *tag) {
   struct hc_shm_ring_shared *s = ring->shared;
   uint64_t head = atomic_load_explicit(&s->head, memory_order_relaxed);
-  if (head == ring->cached_tail) {
-    ring->cached_tail = atomic_load_explicit(&s->tail, memory_order_acquire);
-    if (head == ring->cached_tail)
-      return NULL;
-  }
+  if (!hc_shm_ring_beyond(ring, head))
+    return NULL;
   /* The indices and the length live in memory the producer writes: a
    * length past the cell or a tail more than a ring ahead would make the
    * consumer read beyond the cell (or the ring), so they end the ring. */
