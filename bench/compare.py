@@ -424,6 +424,19 @@ def case_name(fields):
 
 FLOOR_CASES = {"floor_pp": "us", "floor_memcpy": "MB/s", "floor_cma": "MB/s"}
 
+# A VM's two vCPUs sit on cores near each other or far apart, and the host
+# moves them between runs: on the AMD EPYC of the fifteenth session a
+# cache line crossed one way in ~0.05 us near and ~0.2 us far, and every
+# MPI's 8-byte message rate halved with it (rate24 in bench/NOTES.md).
+# A ratio between runs that met different placements measures the host,
+# so each 2-rank run sits between two short ping-pong probes, and runs
+# whose probes agree are also compared within their placement.  A probe
+# reads its fastest of nine short reps: a rep the scheduler interrupted
+# says nothing about where the vCPUs are.
+PLACEMENT_PROBE_FLAGS = "-s 64 -r 9 -i 4000"
+PLACEMENT_NEAR_US = 0.12
+PLACEMENTS = ("near", "far")
+
 
 class Session:
     """Runs the cases and keeps every measured value."""
@@ -435,6 +448,37 @@ class Session:
         self.values = {}
         # (case, ranks, impl) -> "timeout" / "fail" when a run broke
         self.broken = {}
+        # (case, ranks, size, impl, placement) -> list of per-run medians
+        self.placed = {}
+
+    def probe_placement(self):
+        """The one-way cache-line time between the two vCPUs, or None."""
+        prog = self.built.get(("floor", FLOOR_SOURCE))
+        if not prog:
+            return None
+        try:
+            res = subprocess.run([prog] + shlex.split(PLACEMENT_PROBE_FLAGS),
+                                 stdout=subprocess.PIPE,
+                                 stderr=subprocess.STDOUT, text=True,
+                                 timeout=self.args.timeout)
+        except subprocess.TimeoutExpired:
+            return None
+        for line in res.stdout.splitlines():
+            fields = parse_line(line)
+            if fields.get("bench") == "floor_pp":
+                try:
+                    return float(fields["min_us"])
+                except (KeyError, ValueError):
+                    return None
+        return None
+
+    def placement_of(self, before, after):
+        if before is None or after is None:
+            return None
+        near = [v < PLACEMENT_NEAR_US for v in (before, after)]
+        if all(near):
+            return "near"
+        return "far" if not any(near) else "mixed"
 
     def run_one(self, case, impl, nranks, rnd, flags):
         prog = self.built.get((impl, case["prog"]))
@@ -447,6 +491,8 @@ class Session:
         psi = cpu_pressure()
         if psi is not None:
             tag += f" cpu_some_avg10={psi}"
+        probing = self.args.placement and nranks == 2
+        before = self.probe_placement() if probing else None
         self.raw.write(f"# {tag} cmd={shlex.join(cmd)}\n")
         t0 = time.monotonic()
         try:
@@ -461,13 +507,18 @@ class Session:
             self.broken[(case["name"], nranks, impl)] = "timeout"
             self.raw.write(f"# TIMEOUT after {self.args.timeout}s\n")
             return
-        self.record(case, impl, nranks, res.stdout, tag)
+        placement = None
+        if probing:
+            after = self.probe_placement()
+            placement = self.placement_of(before, after)
+            tag += f" placement={placement} probe_us={before},{after}"
+        self.record(case, impl, nranks, res.stdout, tag, placement)
         self.raw.write(f"# rc={res.returncode} "
                        f"wall_s={time.monotonic() - t0:.2f}\n")
         if res.returncode != 0:
             self.broken[(case["name"], nranks, impl)] = "fail"
 
-    def record(self, case, impl, nranks, out, tag):
+    def record(self, case, impl, nranks, out, tag, placement=None):
         for line in out.splitlines():
             if not line.startswith("bench="):
                 if line.strip() and not line.startswith("#"):
@@ -488,6 +539,9 @@ class Session:
                 continue
             self.values.setdefault(
                 (name, nranks, size, impl), []).append(val)
+            if placement in PLACEMENTS:
+                self.placed.setdefault(
+                    (name, nranks, size, impl, placement), []).append(val)
         self.raw.flush()
 
     def run_floor(self, rnd, flags):
@@ -582,7 +636,40 @@ def table_for(session, case, nranks):
             f"{ratio(med['hcmpi'], med['mpich'])} | "
             f"{ratio(med['hcmpi'], med['openmpi'])} | "
             f"{ratio(med['hcmpi'], best_of(case, med))} | {'/'.join(runs)} |")
-    return lines + [""] + notes + ([""] if notes else [])
+    lines += [""] + placement_lines(session, case, nranks, sizes)
+    return lines + notes + ([""] if notes else [])
+
+
+def placement_lines(session, case, nranks, sizes):
+    """The same cells within each placement the probes agreed on, when
+    the runs met more than one; a line saying which, when they met one."""
+    seen = {k[4] for k in session.placed
+            if k[0] == case["name"] and k[1] == nranks}
+    if not seen:
+        return []
+    if len(seen) == 1:
+        return [f"(every probed run in the {seen.pop()} placement)", ""]
+    lines = [f"By the vCPUs' placement (one-way cache-line probe before "
+             f"and after each run: near below {PLACEMENT_NEAR_US} us; runs "
+             f"whose probes disagree left out):", "",
+             "| size | placement | hcmpi | MPICH | Open MPI | hcmpi/best "
+             "| runs |", "|---:|---|---:|---:|---:|---:|---:|"]
+    for size in sizes:
+        for where in PLACEMENTS:
+            med, runs = {}, []
+            for impl in IMPL_ORDER:
+                vals = session.placed.get((case["name"], nranks, size, impl,
+                                           where))
+                med[impl] = statistics.median(vals) if vals else None
+                runs.append(str(len(vals)) if vals else "0")
+            if all(v is None for v in med.values()):
+                continue
+            lines.append(
+                f"| {size_label(size)} | {where} | {fmt(med['hcmpi'])} | "
+                f"{fmt(med['mpich'])} | {fmt(med['openmpi'])} | "
+                f"{ratio(med['hcmpi'], best_of(case, med))} | "
+                f"{'/'.join(runs)} |")
+    return lines + [""]
 
 
 def best_of(case, med):
@@ -772,6 +859,8 @@ def parse_args():
                         "--flags 'bandwidth=-s 1M,4M,16M -r 11 -i 20 -w 2'")
     p.add_argument("--no-floor", dest="floor", action="store_false",
                    help="skip the physical floors (memcpy, CMA, ping-pong)")
+    p.add_argument("--no-placement", dest="placement", action="store_false",
+                   help="no placement probes around the 2-rank runs")
     p.add_argument("--no-plot", dest="plot", action="store_false",
                    help="skip plot.png")
     return p.parse_args()
