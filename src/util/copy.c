@@ -7,9 +7,16 @@
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
 
-/* The sizes the vector loop takes; below, glibc copies with vectors too. */
+/* The loop takes copies from here up; below, glibc copies with vectors too
+ * and never by rep movsb. */
 #define COPY_VECTOR_MIN 2048
-#define COPY_VECTOR_MAX 16384
+/* From here the loop asks for the destination's lines COPY_PREFETCH_AHEAD
+ * bytes before it stores to them: on AMD (family 25) the stores of a copy
+ * past the L2 (512 KiB with its source) wait on each line's fetch, and
+ * 1-4 MiB copies ran 5-9 % faster with the lines asked for ahead; below
+ * 256 KiB it gained nothing measurable (bench/NOTES.md, get24). */
+#define COPY_PREFETCH_MIN (256 * 1024)
+#define COPY_PREFETCH_AHEAD 2048
 
 /* 128 bytes, all loaded before any is stored. */
 __attribute__((target("avx2"), always_inline)) static inline void
@@ -24,12 +31,26 @@ copy_avx2_128(char *dst, const char *src) {
   _mm256_storeu_si256((__m256i *)(dst + 96), d);
 }
 
-/* len >= 128 bytes, 128 at a time, then the last 128 again (overlapping
- * what the loop wrote, so no tail loop): the ranges must not overlap. */
+/* len >= 128 bytes between ranges that do not overlap.  The first 128
+ * bytes go as they lie; then 128 at a time from the destination's first
+ * 64-byte boundary (rewriting up to 63 bytes already written, with the
+ * same values), so no store splits a cache line; then the last 128 again,
+ * overlapping what the loop wrote, so there is no tail loop. */
 __attribute__((target("avx2"))) static void
 copy_avx2(char *dst, const char *src, size_t len) {
   size_t last = len - 128;
-  for (size_t i = 0; i < last; i += 128)
+  size_t i = (size_t)(-(uintptr_t)dst & 63);
+  if (i != 0)
+    copy_avx2_128(dst, src);
+  if (len >= COPY_PREFETCH_MIN) {
+    /* Never asks for a line past the destination's end. */
+    for (size_t stop = last - COPY_PREFETCH_AHEAD; i < stop; i += 128) {
+      _mm_prefetch(dst + i + COPY_PREFETCH_AHEAD, _MM_HINT_T0);
+      _mm_prefetch(dst + i + COPY_PREFETCH_AHEAD + 64, _MM_HINT_T0);
+      copy_avx2_128(dst + i, src + i);
+    }
+  }
+  for (; i < last; i += 128)
     copy_avx2_128(dst + i, src + i);
   copy_avx2_128(dst + last, src + last);
   _mm256_zeroupper();
@@ -44,10 +65,15 @@ void hc_copy_vector(void *dst, const void *src, size_t len) {
     memmove(dst, src, len);
 }
 
-/* Where the loop pays: on AMD (family 25, rma19g) rep movsb's start-up is
- * ~18 cycles of a 4 KiB copy.  On Intel (family 6 model 167, rma20) glibc
- * is as fast from 2 to 16 KiB, and copies of 64 KiB by rep movsb after a
- * run of the loop's were ~7 % slower (bench/NOTES.md). */
+/* Where the loop pays: on AMD (family 25) rep movsb's start-up is ~18
+ * cycles of a 4 KiB copy (rma19g), and glibc's rep movsb, which it takes
+ * from 2112 bytes to 512 KiB, runs at 2-3 GB/s instead of ~50 when the
+ * destination lies 1-63 bytes past the source modulo 4 KiB (a Get from a
+ * page-aligned window into a buffer 16 bytes into a page, as a large
+ * malloc returns; get24), where the loop keeps 37-89 GB/s.  On Intel
+ * (family 6 model 167, rma20) glibc is as fast from 2 to 16 KiB, and
+ * copies of 64 KiB by rep movsb after a run of the loop's were ~7 %
+ * slower (bench/NOTES.md); the short distances were not measured there. */
 static int copy_vector_pays(void) {
   return __builtin_cpu_is("amd") && hc_copy_vector_usable();
 }
@@ -55,8 +81,7 @@ static int copy_vector_pays(void) {
 void hc_copy_host(void *dst, const void *src, size_t len) {
   uintptr_t d = (uintptr_t)dst, s = (uintptr_t)src;
   int apart = d + len <= s || s + len <= d;
-  if (len >= COPY_VECTOR_MIN && len <= COPY_VECTOR_MAX && apart &&
-      copy_vector_pays()) {
+  if (len >= COPY_VECTOR_MIN && apart && copy_vector_pays()) {
     hc_copy_vector(dst, src, len);
     return;
   }

@@ -4,18 +4,20 @@
 
 #include <stddef.h>
 
-/* memmove(dst, src, len), with copies of 2 to 16 KiB between ranges that
- * do not overlap done by hc_copy_vector where that pays, on AMD CPUs with
- * AVX2: glibc (2.36) hands copies from 2112 bytes up to `rep movsb` on
- * CPUs with fast short rep moves, whose start-up costs ~18 cycles there,
- * 15 % of a 4 KiB copy in L1 (bench/NOTES.md, rma19g); not on Intel's
- * (rma20).  Larger copies gain nothing from the loop and stay with
- * glibc. */
+/* memmove(dst, src, len), with copies of 2 KiB and more between ranges
+ * that do not overlap done by hc_copy_vector where that pays, on AMD CPUs
+ * with AVX2: glibc (2.36) hands copies from 2112 bytes to 512 KiB to `rep
+ * movsb` on CPUs with fast short rep moves, whose start-up costs ~18
+ * cycles there, 15 % of a 4 KiB copy in L1 (rma19g), and which runs at
+ * 2-3 GB/s where the destination lies 1-63 bytes past the source modulo
+ * 4 KiB (get24); larger copies gain 5-9 % from the loop's requests for
+ * the destination's lines (bench/NOTES.md).  Not on Intel's (rma20). */
 void hc_copy_host(void *dst, const void *src, size_t len);
 /* 1 where the CPU runs hc_copy_vector's loop (AVX2). */
 int hc_copy_vector_usable(void);
-/* The loop: len >= 128 bytes, 128 at a time, between ranges that do not
- * overlap; where it is not usable, memmove. */
+/* The loop: len >= 128 bytes, 128 at a time with the stores on 64-byte
+ * boundaries, between ranges that do not overlap; where it is not
+ * usable, memmove. */
 void hc_copy_vector(void *dst, const void *src, size_t len);
 
 #endif /* HC_UTIL_COPY_H */

@@ -290,42 +290,47 @@ static void dense_lb_phase(int direct)
     MPI_Type_free(&two);
 }
 
-/* Blocks of a few KiB (the sizes the direct copy moves by vector loads,
- * src/util/copy.c) at odd displacements on a shared window: every rank
- * puts MID_LEN bytes from out + 1 at displacement 3 of the right
- * neighbour, reads them back into in + 5, and finds its own window
- * holding the left neighbour's bytes there and nothing written around. */
-#define MID_LEN 4100
-static void mid_block_phase(int direct) {
-  enum { ROOM = MID_LEN + 64 };
-  unsigned char *mem = NULL, *out = malloc(ROOM), *in = malloc(ROOM);
+/* Blocks at odd displacements on a shared window, of the lengths whose
+ * direct copy takes each of src/util/copy.c's ways (a few KiB; 64 KiB,
+ * which glibc would move by rep movsb; past 256 KiB, where the loop asks
+ * for the destination's lines ahead): every rank puts len bytes from
+ * out + 1 at displacement 3 of the right neighbour, reads them back into
+ * in + 5 (a malloc'd buffer: for the larger lengths 16 bytes into a page,
+ * so the get's destination lies a few bytes past its source modulo 4 KiB)
+ * and finds its own window holding the left neighbour's bytes there and
+ * nothing written around. */
+static void mid_block_phase(int direct, int len) {
+  int room = len + 64;
+  unsigned char *mem = NULL, *out = malloc((size_t)room),
+                *in = malloc((size_t)room);
   int right = (rank + 1) % size, left = (rank + size - 1) % size;
   MPI_Win win;
-  CHECK(MPI_Win_allocate(ROOM, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win) ==
+  CHECK(out != NULL && in != NULL, "mid_block %d: malloc", len);
+  CHECK(MPI_Win_allocate(room, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win) ==
             MPI_SUCCESS,
-        "mid_block: Win_allocate");
-  memset(mem, 0xee, ROOM);
-  memset(in, 0xdd, ROOM);
-  for (int i = 0; i < ROOM; i++)
+        "mid_block %d: Win_allocate", len);
+  memset(mem, 0xee, (size_t)room);
+  memset(in, 0xdd, (size_t)room);
+  for (int i = 0; i < room; i++)
     out[i] = stamp(rank, i);
   MPI_Barrier(MPI_COMM_WORLD);
   counts_t before = read_counts();
   MPI_Win_lock(MPI_LOCK_EXCLUSIVE, right, 0, win);
-  MPI_Put(out + 1, MID_LEN, MPI_BYTE, right, 3, MID_LEN, MPI_BYTE, win);
+  MPI_Put(out + 1, len, MPI_BYTE, right, 3, len, MPI_BYTE, win);
   MPI_Win_flush(right, win);
-  MPI_Get(in + 5, MID_LEN, MPI_BYTE, right, 3, MID_LEN, MPI_BYTE, win);
+  MPI_Get(in + 5, len, MPI_BYTE, right, 3, len, MPI_BYTE, win);
   MPI_Win_unlock(right, win);
   expect_paths("mid_block", before, direct ? 2 : 0, direct ? 0 : 2);
   MPI_Barrier(MPI_COMM_WORLD);
-  for (int i = 0; i < ROOM; i++) {
-    unsigned char want = i >= 3 && i < 3 + MID_LEN ? stamp(left, i - 2) : 0xee;
-    CHECK(mem[i] == want, "mid_block: target byte %d is %u, want %u", i, mem[i],
-          want);
+  for (int i = 0; i < room; i++) {
+    unsigned char want = i >= 3 && i < 3 + len ? stamp(left, i - 2) : 0xee;
+    CHECK(mem[i] == want, "mid_block %d: target byte %d is %u, want %u", len,
+          i, mem[i], want);
   }
-  for (int i = 0; i < ROOM; i++) {
-    unsigned char want = i >= 5 && i < 5 + MID_LEN ? stamp(rank, i - 4) : 0xdd;
-    CHECK(in[i] == want, "mid_block: fetched byte %d is %u, want %u", i, in[i],
-          want);
+  for (int i = 0; i < room; i++) {
+    unsigned char want = i >= 5 && i < 5 + len ? stamp(rank, i - 4) : 0xdd;
+    CHECK(in[i] == want, "mid_block %d: fetched byte %d is %u, want %u", len,
+          i, in[i], want);
   }
   MPI_Win_free(&win);
   free(out);
@@ -358,7 +363,9 @@ int main(int argc, char **argv)
     atomic_read_phase("allocate_shared", 1);
     create_phase(direct, peer);
     dense_lb_phase(direct);
-    mid_block_phase(direct);
+    mid_block_phase(direct, 4100);
+    mid_block_phase(direct, 65537);
+    mid_block_phase(direct, 300001);
 
     MPI_T_pvar_session_free(&session);
     MPI_T_finalize();

@@ -1,9 +1,13 @@
 /*
  * src/util/copy: hc_copy_host copies exactly len bytes, as memmove does,
- * at every length around the vector loop's bounds (2 and 16 KiB) and its
- * 128-byte steps, from and to every alignment mod 64, touching nothing
- * around the destination; and ranges that overlap either way come out as
- * memmove leaves them.  The loop itself (hc_copy_vector), which
+ * at every length around the vector loop's bounds (2 KiB; 256 KiB, where
+ * it starts asking for the destination's lines ahead, and 2 KiB before
+ * the end, where it stops) and its 128-byte steps, from and to every
+ * alignment mod 64 (where the loop first aligns its stores), and at every
+ * short distance of the destination past the source mod 4 KiB (which the
+ * loop takes from glibc's rep movsb on AMD), touching nothing around the
+ * destination; and ranges that overlap either way come out as memmove
+ * leaves them.  The loop itself (hc_copy_vector), which
  * hc_copy_host takes on some CPUs only, is held to the same where this
  * CPU runs it, from 128 bytes up.
  */
@@ -14,7 +18,7 @@
 
 #include "util/copy.h"
 
-#define COPY_ROOM 20000 /* past the largest length tested */
+#define COPY_ROOM 300000 /* past the largest length and offset tested */
 #define COPY_GUARD 64
 
 static unsigned char copy_byte(size_t i, unsigned seed) {
@@ -26,8 +30,11 @@ typedef void (*copy_fn)(void *dst, const void *src, size_t len);
 /* Copies len bytes from src + soff to dst + doff by copy, then checks
  * every byte of the destination area and the guards either side of it. */
 static void copy_check_by(copy_fn copy, size_t len, size_t soff, size_t doff) {
-  static unsigned char src[COPY_ROOM], dst[COPY_ROOM + 2 * COPY_GUARD],
-      untouched[COPY_ROOM + 2 * COPY_GUARD];
+  /* Both page-aligned, so the distance of dst + at past src + soff mod
+   * 4 KiB is COPY_GUARD + doff - soff. */
+  static _Alignas(4096) unsigned char src[COPY_ROOM];
+  static _Alignas(4096) unsigned char dst[COPY_ROOM + 2 * COPY_GUARD];
+  static unsigned char untouched[COPY_ROOM + 2 * COPY_GUARD];
   for (size_t i = 0; i < sizeof src; i++)
     src[i] = copy_byte(i, 1);
   memset(dst, 0x5a, sizeof dst);
@@ -51,10 +58,11 @@ static void copy_check(size_t len, size_t soff, size_t doff) {
 }
 
 START_TEST(test_lengths_around_bounds) {
-  static const size_t lens[] = {1,     31,    32,    127,   128,   129,   2047,
-                                2048,  2049,  2111,  2112,  2175,  2176,  2177,
-                                4095,  4096,  4097,  4100,  8192,  12288, 16255,
-                                16256, 16383, 16384, 16385, 16511, 19000};
+  static const size_t lens[] = {
+      1,     31,     32,     127,    128,    129,    2047,   2048,  2049,
+      2111,  2112,   2175,   2176,   2177,   4095,   4096,   4097,  4100,
+      8192,  12288,  16255,  16256,  16383,  16384,  16385,  16511, 19000,
+      65536, 262143, 262144, 262145, 262271, 264320, 264321, 270000};
   for (size_t i = 0; i < sizeof lens / sizeof lens[0]; i++)
     copy_check(lens[i], 0, 0);
 }
@@ -66,7 +74,20 @@ START_TEST(test_every_alignment) {
       copy_check(4096, soff, doff);
       copy_check(2048 + 3 * soff + doff, soff, doff);
       copy_check(16384 - soff, soff, doff);
+      copy_check(262144 + 3 * soff + doff, soff, doff);
     }
+}
+END_TEST
+
+/* The destination 0-63 bytes past the source mod 4 KiB (soff =
+ * COPY_GUARD + doff - dist), below and above the length where the loop
+ * asks for lines ahead, with the destination on a line boundary or not. */
+START_TEST(test_short_distances) {
+  for (size_t dist = 0; dist < 64; dist += 3) {
+    copy_check(65536 + 100, COPY_GUARD - dist, 0);
+    copy_check(262144 + 4096, COPY_GUARD - dist, 0);
+    copy_check(262144 + 77, COPY_GUARD + 24 - dist, 24);
+  }
 }
 END_TEST
 
@@ -95,6 +116,7 @@ static Suite *copy_suite(void) {
   TCase *tc = tcase_create("host");
   tcase_add_test(tc, test_lengths_around_bounds);
   tcase_add_test(tc, test_every_alignment);
+  tcase_add_test(tc, test_short_distances);
   tcase_add_test(tc, test_overlap_is_memmove);
   suite_add_tcase(s, tc);
   return s;
