@@ -142,9 +142,13 @@
  * enough where ranks share a core (4 ranks on 2 cores, 8 B Bcast_init:
  * 3.3x the blocking Bcast, whose ring is 256 deep; bench/NOTES.md,
  * small16, pinit16).  So SHMCOLL_DEEP_LANES more lanes, behind the
- * others, lay the same bytes out as cells of SHMCOLL_DEEP_CELL: a ring
- * of 2 x lane_small / SHMCOLL_DEEP_CELL buffers per rank (a power of two,
- * at most SHMCOLL_DEEP_MAX; 128 of 4 KiB lane buffers).  Only persistent
+ * others, each the bytes of SHMCOLL_DEEP_SPAN lanes, lay them out as
+ * cells of SHMCOLL_DEEP_CELL: a ring of SHMCOLL_DEEP_SPAN x 2 x lane_small
+ * / SHMCOLL_DEEP_CELL buffers per rank (a power of two, at most
+ * SHMCOLL_DEEP_MAX; 256 of 4 KiB lane buffers).  A ring of 128 left a
+ * 4-rank Bcast_init 8 B on 2 cores at 1.35x the blocking Bcast, which
+ * itself took 1.24x with its ring cut to 128 (bench/NOTES.md, ainit24).
+ * Only persistent
  * Bcasts, Reduces, Allreduces, Allgathers and Alltoalls of at most a cell
  * claim them (the last three for the reuse test's sake, shmcoll_lanes.c),
  * and only while one is fresh: every holder of a deep lane has the same
@@ -152,6 +156,7 @@
 #define SHMCOLL_DEEP_LANES 4
 #define SHMCOLL_DEEP_CELL SHMCOLL_LINE
 #define SHMCOLL_DEEP_MAX 256
+#define SHMCOLL_DEEP_SPAN 2
 #define SHMCOLL_LANES_BUDGET ((size_t)1 << 20)
 /* Two wide lanes of the largest segments (their large buffers near
  * 4 MiB each) fit. */

@@ -233,11 +233,20 @@ static int shmcoll_wide_for(int n, size_t chunk) {
   return fit < (size_t)want ? (int)fit : want;
 }
 
+/* The bytes of the lanes before lane l (l <= nlanes): a deep lane (the
+ * last ndeep) takes SHMCOLL_DEEP_SPAN lanes' bytes. */
+static size_t shmcoll_lanes_before(const hc_shmcoll_t *sc, int l) {
+  size_t lanes = (size_t)l;
+  int ordinary = sc->nlanes - sc->ndeep;
+  if (l > ordinary)
+    lanes = (size_t)ordinary + SHMCOLL_DEEP_SPAN * (size_t)(l - ordinary);
+  return lanes * shmcoll_lane_bytes(sc->size, sc->lane_small);
+}
+
 /* Where the wide lanes start: after the lanes, on a page. */
 static size_t shmcoll_wide_offset(const hc_shmcoll_t *sc) {
   return shmcoll_page_up(shmcoll_lanes_offset(sc) +
-                         (size_t)sc->nlanes *
-                             shmcoll_lane_bytes(sc->size, sc->lane_small));
+                         shmcoll_lanes_before(sc, sc->nlanes));
 }
 
 /* The lines of lane l (l >= nlanes: wide lane l - nlanes), from the
@@ -245,8 +254,7 @@ static size_t shmcoll_wide_offset(const hc_shmcoll_t *sc) {
 static shmcoll_line_t *shmcoll_lane_lines(const hc_shmcoll_t *sc, int l) {
   if (l < sc->nlanes)
     return (shmcoll_line_t *)(sc->base + shmcoll_lanes_offset(sc) +
-                              (size_t)l * shmcoll_lane_bytes(sc->size,
-                                                             sc->lane_small));
+                              shmcoll_lanes_before(sc, l));
   return (shmcoll_line_t *)(sc->base + shmcoll_wide_offset(sc) +
                             (size_t)(l - sc->nlanes) *
                                 shmcoll_wide_bytes(sc->size, sc->chunk));
@@ -516,10 +524,11 @@ static hc_status_t shmcoll_setup(hcomm_comm_t *comm, hc_shmcoll_t *sc,
   return rc;
 }
 
-/* A deep lane's buffers per rank: its cells in a lane's bytes
+/* A deep lane's buffers per rank: its cells in its lanes' bytes
  * (shmcoll_impl.h), a power of two because numbers wrap. */
 static int shmcoll_deep_depth(const hc_shmcoll_t *sc) {
-  size_t cells = SHMCOLL_LANE_DEPTH * sc->lane_small / SHMCOLL_DEEP_CELL;
+  size_t cells = SHMCOLL_DEEP_SPAN * SHMCOLL_LANE_DEPTH * sc->lane_small /
+                 SHMCOLL_DEEP_CELL;
   int depth = 1;
   while (depth < SHMCOLL_DEEP_MAX && (size_t)depth * 2 <= cells)
     depth *= 2;
