@@ -153,6 +153,24 @@ static void shmcoll_sleep_on_transports(hc_shmcoll_t *sc, int kind, int who,
   atomic_fetch_sub_explicit(&hdr->sleepers, 1, memory_order_relaxed);
 }
 
+static int shmcoll_owed_here(const hc_shmcoll_t *sc, int kind, int who,
+                             uint32_t want);
+
+/* 1 when a blocking wait of a crowded segment that polled (and yielded)
+ * polls times should sleep now: no rank it waits for last published from
+ * this CPU, so a yield hands the core to none of them, and the core kept
+ * busy is one that the scheduler cannot pull a waiting rank onto from the
+ * other CPUs' queues until their next tick (4 ranks on 2 cores, Alltoall
+ * 64 KiB: iterations of ~1 ms where the sleep came after 2000 yields;
+ * bench/NOTES.md, pair24).  HCMPI_COLL_SHM_CROWDED_YIELDS (the
+ * processor's; 0: as any other wait). */
+static int shmcoll_sleep_soon(const hc_shmcoll_t *sc, long polls, int kind,
+                              int who, uint32_t want) {
+  long most = (long)hc_shmcoll_tuning.crowded_yields;
+  return sc->crowded && most > 0 && polls >= most &&
+         !shmcoll_owed_here(sc, kind, who, want);
+}
+
 /* Until flag kind of rank who (or of every rank) reached want. */
 static hc_status_t shmcoll_wait(hc_shmcoll_t *sc, hcomm_comm_t *comm, int kind,
                                 int who, uint32_t want) {
@@ -162,6 +180,8 @@ static hc_status_t shmcoll_wait(hc_shmcoll_t *sc, hcomm_comm_t *comm, int kind,
     hc_engine_lock();
     int moved = hc_progress_locked();
     hc_status_t why = hc_comm_failure_locked(comm);
+    if (moved == 0 && shmcoll_sleep_soon(sc, spins, kind, who, want))
+      spins = hc_engine.spin; /* the spin spent: the poll below sleeps */
     int poll = why != HC_OK || moved > 0 || hc_idle_poll_locked(&spins);
     if (!poll && sc->wake_by_transport < 0)
       sc->wake_by_transport =

@@ -169,6 +169,9 @@ typedef struct hc_shmcoll_tuning {
   size_t bcast_read_max;       /* ... up to this (0: any) */
   size_t crowded_bcast_read_min; /* more ranks than CPUs: bcasts read the
                                     root from this too (0: never) */
+  size_t crowded_yields;       /* more ranks than CPUs: polls a blocking wait
+                                  yields before it sleeps, where no rank
+                                  owed last ran on its CPU (0: the engine's) */
   size_t pair_reduce_read_min; /* 2 ranks: reduces from this read the
                                   other's input (0: never) */
   size_t pair_reduce_read_max; /* ... up to this (0: any) */

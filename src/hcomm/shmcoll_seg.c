@@ -95,6 +95,8 @@ void hc_shmcoll_tuning_load(void) {
   t->crowded_bcast_read_min =
       hc_env_size("HCMPI_COLL_SHM_CROWDED_BCAST_READ_MIN",
                   hc_cpu_profile()->coll_shm_crowded_bcast_read_min);
+  t->crowded_yields = hc_env_size("HCMPI_COLL_SHM_CROWDED_YIELDS",
+                                  hc_cpu_profile()->coll_shm_crowded_yields);
   t->pair_reduce_read_min = hc_env_size("HCMPI_COLL_SHM_PAIR_REDUCE_READ_MIN",
                                         HC_SHMCOLL_PAIR_REDUCE_READ_MIN);
   t->pair_reduce_read_max = hc_env_size("HCMPI_COLL_SHM_PAIR_REDUCE_READ_MAX",

@@ -37,6 +37,9 @@ static const hc_cpu_profile_t cpu_profile_amd = {
      * 184 / 1077: a root that waits for three readers which share its
      * cores waits for the scheduler, one that posts its chunks does not. */
     .coll_shm_crowded_bcast_read_min = 0,
+    /* 4 ranks on 2 cores, Alltoall 64 KiB: iterations of ~1 ms in half
+     * the runs where waits yielded 2000 times before sleeping (pair24). */
+    .coll_shm_crowded_yields = 64,
     .shm_prefetch_next = 1,
 };
 
@@ -141,6 +144,8 @@ int hc_cpu_profile_default(const char *name, size_t *bytes) {
     *bytes = p->shm_lone_read_min;
   else if (strcmp(name, "HCMPI_COLL_SHM_CROWDED_BCAST_READ_MIN") == 0)
     *bytes = p->coll_shm_crowded_bcast_read_min;
+  else if (strcmp(name, "HCMPI_COLL_SHM_CROWDED_YIELDS") == 0)
+    *bytes = p->coll_shm_crowded_yields;
   else
     return -1;
   return 0;

@@ -32,6 +32,11 @@ typedef struct hc_cpu_profile {
    * CPUs, Bcasts of more than two ranks read the root's buffer from this
    * many bytes on (and from HCMPI_COLL_SHM_BCAST_READ_MIN); 0 never. */
   size_t coll_shm_crowded_bcast_read_min;
+  /* HCMPI_COLL_SHM_CROWDED_YIELDS: on a node with more ranks than CPUs, the
+   * polls (each a yield) after which a blocking collective's wait on the
+   * segment sleeps where no rank it waits for last ran on its CPU; 0: the
+   * engine's (HCMPI_SPIN). */
+  size_t coll_shm_crowded_yields;
   /* 1: shm sends ask for the lines their next packet goes to for writing
    * (hc_shm_prefetch_write): a push into a pair's ring the next cell's,
    * an empty poll after a sparse pooled send the pool's next cell's,

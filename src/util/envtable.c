@@ -201,6 +201,12 @@ const hc_env_entry_t hc_env_table[] = {
      "HCMPI_COLL_SHM_BCAST_READ_MIN) only from this many bytes on, else "
      "they take the shared segment's pipeline; 0 never; the default is the "
      "processor's (HCMPI_CPU_PROFILE)"},
+    {"HCMPI_COLL_SHM_CROWDED_YIELDS", "auto: 64 on AMD; 0", "library",
+     "where a communicator has more ranks than the node has CPUs, a "
+     "blocking collective that waits on its shared segment for ranks none "
+     "of which last ran on its CPU sleeps after this many polls (each a "
+     "yield) instead of after HCMPI_SPIN; 0: after HCMPI_SPIN; the default "
+     "is the processor's (HCMPI_CPU_PROFILE)"},
     {"HCMPI_COLL_SHM_CHUNK", "256k", "library",
      "bytes of each rank's slot in a communicator's collective segment: the "
      "step of its pipeline (smaller on many ranks: the large slots of a "
@@ -269,7 +275,7 @@ const hc_env_entry_t hc_env_table[] = {
      "tests only: amd, intel or generic names the processor profile whose "
      "defaults the shared-memory thresholds take (HCMPI_SHM_CMA_MIN, "
      "HCMPI_SHM_CMA_HELP_MIN, HCMPI_COLL_SHM_STREAM_MIN, "
-     "HCMPI_COLL_SHM_CROWDED_BCAST_READ_MIN, "
+     "HCMPI_COLL_SHM_CROWDED_BCAST_READ_MIN, HCMPI_COLL_SHM_CROWDED_YIELDS, "
      "HCMPI_SHM_EAGER_BUSY_MAX, HCMPI_SHM_LONE_READ_MIN, the eager limit between ranks of a node "
      "while HCMPI_EAGER_LIMIT is unset); unset: "
      "cpuid's vendor (AMD: amd, Intel: intel, others and non-x86: "
@@ -458,6 +464,7 @@ const hc_env_bounds_t hc_env_bounds[] = {
     {"HCMPI_COLL_SHM_BCAST_READ_MIN", 1, 0, 64 * ENV_GIB},
     {"HCMPI_COLL_SHM_BCAST_READ_MAX", 1, 0, 64 * ENV_GIB},
     {"HCMPI_COLL_SHM_CROWDED_BCAST_READ_MIN", 1, 0, 64 * ENV_GIB},
+    {"HCMPI_COLL_SHM_CROWDED_YIELDS", 1, 0, 1 << 20},
     {"HCMPI_COLL_SHM_LANE_BUF", 1, 512, 1 << 20},
     {"HCMPI_COLL_SHM_LANE_MAX", 1, 0, 64 * ENV_GIB},
     {"HCMPI_COLL_SHM_WIDE_LANES", 0, 0, 16},

@@ -98,6 +98,11 @@ HCMPI_COLL_SHM_DEPTH=2 run_mpi_ok 3 coll_shm mixed
 HCMPI_COLL_SHM_CPUS=64 run_mpi_ok 4 coll_shm mixed
 HCMPI_COLL_SHM_CPUS=64 HCMPI_COLL_SHM_DEPTH=2 run_mpi_ok 3 coll_shm mixed
 HCMPI_COLL_SHM_CPUS=64 HCMPI_SPIN=0 run_mpi_ok 3 coll_shm mixed 2000
+# A crowded node's blocking waits that sleep after one yield where no rank
+# they wait for last ran on their CPU (HCMPI_COLL_SHM_CROWDED_YIELDS), and
+# with that bound off: every collective's bytes, large blocks included.
+HCMPI_COLL_SHM_CPUS=2 HCMPI_COLL_SHM_CROWDED_YIELDS=1 run_mpi_ok 4 coll_shm
+HCMPI_COLL_SHM_CPUS=2 HCMPI_COLL_SHM_CROWDED_YIELDS=0 run_mpi_ok 4 coll_shm mixed
 
 [ "$MPI_TEST_LAUNCHER" = hcmpirun ] || { echo "coll_shm: the rest needs hcmpirun"; exit 0; }
 prog=$(mpi_prog_path coll_shm)
@@ -243,6 +248,8 @@ HCMPI_COLL_SHM_BCAST_READ_MIN=0 kill_case 4 bcast-large-root
 # Large Alltoall blocks are read from the others there by default
 # (HCMPI_COLL_SHM_ALLTOALL_READ_MIN); the schedule's messages without.
 HCMPI_COLL_SHM_ALLTOALL_READ_MIN=0 kill_case 4 alltoall-large
+# A waiter that sleeps after one yield still sees the loss.
+HCMPI_COLL_SHM_CPUS=2 HCMPI_COLL_SHM_CROWDED_YIELDS=1 kill_case 4 alltoall-large
 # A large Reduce combined whole by its root (more ranks than CPUs) and
 # slice by slice.
 HCMPI_COLL_SHM_CPUS=1 kill_case 4 reduce-large

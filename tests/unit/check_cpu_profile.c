@@ -137,6 +137,26 @@ START_TEST(test_cpu_profile_crowded_bcast_reads_off_on_amd_only) {
 }
 END_TEST
 
+/* On AMD a crowded node's collective waits sleep after 64 yields where
+ * no rank they wait for shares their CPU; Intel and generic keep the
+ * engine's spin (0); a setting wins, 0 included. */
+START_TEST(test_cpu_profile_crowded_yields_bounded_on_amd_only) {
+  const char *names[] = {"amd", "intel", "generic"};
+  const size_t want[] = {64, 0, 0};
+  unsetenv("HCMPI_COLL_SHM_CROWDED_YIELDS");
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+    ck_assert_uint_eq(profile_named(names[i])->coll_shm_crowded_yields,
+                      want[i]);
+    hc_shmcoll_tuning_load();
+    ck_assert_uint_eq(hc_shmcoll_tuning.crowded_yields, want[i]);
+  }
+  setenv("HCMPI_COLL_SHM_CROWDED_YIELDS", "0", 1);
+  hc_shmcoll_tuning_load();
+  ck_assert_uint_eq(hc_shmcoll_tuning.crowded_yields, 0);
+  unsetenv("HCMPI_COLL_SHM_CROWDED_YIELDS");
+}
+END_TEST
+
 /* Only the AMD profile's sends ask for the lines of their next packet for
  * writing (amdp2p23); Intel and unmeasured machines do not. */
 START_TEST(test_cpu_profile_send_prefetch_on_amd_only) {
@@ -177,6 +197,9 @@ START_TEST(test_cpu_profile_default_by_name_is_the_profile_field) {
   ck_assert_int_eq(hc_cpu_profile_default("HCMPI_SHM_LONE_READ_MIN", &bytes),
                    0);
   ck_assert_uint_eq(bytes, p->shm_lone_read_min);
+  ck_assert_int_eq(
+      hc_cpu_profile_default("HCMPI_COLL_SHM_CROWDED_YIELDS", &bytes), 0);
+  ck_assert_uint_eq(bytes, p->coll_shm_crowded_yields);
   bytes = 7;
   ck_assert_int_eq(hc_cpu_profile_default("HCMPI_SHM_CELLS", &bytes), -1);
   ck_assert_uint_eq(bytes, 7);
@@ -196,6 +219,7 @@ static Suite *cpu_profile_suite(void) {
   tcase_add_test(tc, test_cpu_profile_send_prefetch_on_amd_only);
   tcase_add_test(tc, test_cpu_profile_loses_to_an_explicit_setting);
   tcase_add_test(tc, test_cpu_profile_crowded_bcast_reads_off_on_amd_only);
+  tcase_add_test(tc, test_cpu_profile_crowded_yields_bounded_on_amd_only);
   tcase_add_test(tc, test_cpu_profile_default_by_name_is_the_profile_field);
   suite_add_tcase(s, tc);
   return s;
