@@ -19,7 +19,9 @@ static const size_t of_sizes[] = {2047, 2048, 2049, 4095, 8199, 16383, 16384,
 static const size_t of_offsets[] = {0, 1, 8, 16, 40, 63, 64, 72, 4000, 4095};
 #define OF_NSIZES (sizeof of_sizes / sizeof of_sizes[0])
 #define OF_NOFFSETS (sizeof of_offsets / sizeof of_offsets[0])
-#define OF_SPAN (300001u + 4096u + 2u * OF_GUARD)
+/* Room for the largest message at the largest offset with its guards, in
+ * whole pages (aligned_alloc takes a multiple of the alignment). */
+#define OF_SPAN ((300001u + 4096u + 2u * OF_GUARD + 4095u) / 4096u * 4096u)
 
 /* The receive area of one message: guard bytes, then n bytes at off. */
 static unsigned char *of_recv_at(unsigned char *area, size_t off)
