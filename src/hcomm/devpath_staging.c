@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "hcomm/devpath_impl.h"
+#include "util/copy.h"
 #include "util/log.h"
 
 /* Receiver: whatever the other paths could not take streams (CTS). */
@@ -138,7 +139,7 @@ hc_status_t hc_devpath_copy_in(hcomm_request_t *req, size_t offset,
                                const void *src, size_t n) {
   hc_devreq_t *d = req->dev;
   if (d == NULL || d->info.kind == HC_MEM_HOST) {
-    memcpy((unsigned char *)req->recv_buf + offset, src, n);
+    hc_copy_payload((unsigned char *)req->recv_buf + offset, src, n);
     return HC_OK;
   }
   /* After a failure the remaining fragments are only counted: the request

@@ -8,6 +8,7 @@
 #include "hcomm/devpath.h"
 #include "hcomm/ft.h"
 #include "hcomm/trace.h"
+#include "util/copy.h"
 #include "util/env.h"
 #include "util/log.h"
 #include "util/smallmem.h"
@@ -531,7 +532,7 @@ void hc_proto_send_ft(int peer_rank, hc_pkt_hdr_t *hdr, const void *payload,
       return;
     }
     if (len > 0)
-      memcpy(copy, payload, len);
+      hc_copy_payload(copy, payload, len);
     item->kind = ITEM_PACKET;
     item->hdr = *hdr;
     item->payload = copy;
@@ -718,7 +719,7 @@ static void proto_store_unexpected(hc_match_context_t *ctx, int src,
   msg->comm = NULL;
   msg->len = lost ? 0 : len;
   if (msg->len > 0)
-    memcpy(msg->data, payload, len);
+    hc_copy_payload(msg->data, payload, len);
   hc_match_add_unexpected(ctx, &msg->entry, src, hdr->tag);
   hc_counters.unexpected++;
   if (ctx->unexpected.length > hc_counters.unexpected_hwm)
@@ -942,7 +943,7 @@ static void proto_on_short(int src, const void *packet, size_t len) {
       !hc_trace_on) {
     req->posted = 0;
     proto_matched(req, src, head.tag, bytes);
-    hc_copy_small(req->recv_buf, data, req->take); /* 8 bytes, often */
+    hc_copy_payload(req->recv_buf, data, req->take); /* 8 bytes, often */
     /* proto_finish_recv, less the device path's question (no device). */
     req->status.bytes = req->take;
     hc_request_complete(req, bytes > req->bytes ? HC_ERR_TRUNCATE : HC_OK);
@@ -1009,7 +1010,7 @@ hc_status_t hc_proto_recv_now(uint32_t match_ctx, int source_world, int tag,
     return HC_ERR_AGAIN;
   hc_match_remove(&ctx->unexpected, &msg->entry);
   if (msg->len > 0)
-    memcpy(buf, msg->data, msg->len);
+    hc_copy_payload(buf, msg->data, msg->len);
   status->source = msg->hdr.source;
   status->tag = msg->hdr.tag;
   status->bytes = msg->len;

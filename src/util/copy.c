@@ -7,9 +7,6 @@
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
 
-/* The loop takes copies from here up; below, glibc copies with vectors too
- * and never by rep movsb. */
-#define COPY_VECTOR_MIN 2048
 /* From here the loop asks for the destination's lines COPY_PREFETCH_AHEAD
  * bytes before it stores to them: on AMD (family 25) the stores of a copy
  * past the L2 (512 KiB with its source) wait on each line's fetch, and
@@ -81,7 +78,7 @@ static int copy_vector_pays(void) {
 void hc_copy_host(void *dst, const void *src, size_t len) {
   uintptr_t d = (uintptr_t)dst, s = (uintptr_t)src;
   int apart = d + len <= s || s + len <= d;
-  if (len >= COPY_VECTOR_MIN && apart && copy_vector_pays()) {
+  if (len >= HC_COPY_VECTOR_MIN && apart && copy_vector_pays()) {
     hc_copy_vector(dst, src, len);
     return;
   }

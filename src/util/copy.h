@@ -3,6 +3,14 @@
 #define HC_UTIL_COPY_H
 
 #include <stddef.h>
+#include <string.h>
+
+#include "util/smallmem.h"
+
+/* Copies from here up are where glibc (2.36) may take `rep movsb` (from
+ * 2112 bytes); hc_copy_host gives them to hc_copy_vector where that pays,
+ * and below it glibc copies with vectors. */
+#define HC_COPY_VECTOR_MIN 2048
 
 /* memmove(dst, src, len), with copies of 2 KiB and more between ranges
  * that do not overlap done by hc_copy_vector where that pays, on AMD CPUs
@@ -13,6 +21,22 @@
  * 4 KiB (get24); larger copies gain 5-9 % from the loop's requests for
  * the destination's lines (bench/NOTES.md).  Not on Intel's (rma20). */
 void hc_copy_host(void *dst, const void *src, size_t len);
+/* The copy of message payload between a user buffer and shared memory or
+ * a queued message: below HC_COPY_VECTOR_MIN inlined as hc_copy_small
+ * (the message-rate paths), from there hc_copy_host, since the two ends
+ * lie at any distance modulo 4 KiB and glibc's rep movsb runs at 2-3 GB/s
+ * at 1-63 bytes (bench/NOTES.md, alias24). */
+__attribute__((always_inline)) static inline void
+hc_copy_payload(void *dst, const void *src, size_t len) {
+  /* The test of hc_copy_small's inline range (32 bytes) comes first, so an
+   * 8-byte send still costs the one compare it did. */
+  if (len <= 32)
+    hc_copy_small(dst, src, len);
+  else if (len < HC_COPY_VECTOR_MIN)
+    memcpy(dst, src, len);
+  else
+    hc_copy_host(dst, src, len);
+}
 /* 1 where the CPU runs hc_copy_vector's loop (AVX2). */
 int hc_copy_vector_usable(void);
 /* The loop: len >= 128 bytes, 128 at a time with the stores on 64-byte

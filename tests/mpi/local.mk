@@ -25,7 +25,8 @@ HC_MPITEST_BIN = tests/mpi/pingpong_sizes \
 	tests/mpi/collectives_basic \
 	tests/mpi/init_query \
 	tests/mpi/thread_multiple \
-	tests/mpi/killed_rank
+	tests/mpi/killed_rank \
+	tests/mpi/pt2pt_offsets
 check_PROGRAMS += $(HC_MPITEST_BIN)
 tests_mpi_pingpong_sizes_SOURCES = tests/mpi/pingpong_sizes.c tests/mpi/mpitest.h
 tests_mpi_pingpong_sizes_LDADD = $(HC_MPITEST_LIB)
@@ -90,9 +91,13 @@ tests_mpi_thread_multiple_LDFLAGS = $(HC_MPITEST_LDF)
 tests_mpi_killed_rank_SOURCES = tests/mpi/killed_rank.c tests/mpi/mpitest.h
 tests_mpi_killed_rank_LDADD = $(HC_MPITEST_LIB)
 tests_mpi_killed_rank_LDFLAGS = $(HC_MPITEST_LDF)
+tests_mpi_pt2pt_offsets_SOURCES = tests/mpi/pt2pt_offsets.c tests/mpi/mpitest.h
+tests_mpi_pt2pt_offsets_LDADD = $(HC_MPITEST_LIB)
+tests_mpi_pt2pt_offsets_LDFLAGS = $(HC_MPITEST_LDF)
 
 HC_MPITEST_SH = tests/mpi/pingpong_sizes.sh \
 	tests/mpi/pingpong_sizes_nocma.sh \
+	tests/mpi/pt2pt_offsets.sh \
 	tests/mpi/wildcard_order.sh \
 	tests/mpi/immediate.sh \
 	tests/mpi/many_outstanding.sh \

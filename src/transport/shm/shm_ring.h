@@ -18,7 +18,7 @@
 #include <sys/uio.h>
 
 #include "hcomm_status.h"
-#include "util/smallmem.h"
+#include "util/copy.h"
 
 #define HC_SHM_RING_ALIGN 64
 
@@ -91,7 +91,7 @@ __attribute__((always_inline)) static inline void
 hc_shm_iov_gather_inline(unsigned char *dst, const struct iovec *iov,
                          int iovcnt) {
   for (int i = 0; i < iovcnt; i++) {
-    hc_copy_small(dst, iov[i].iov_base, iov[i].iov_len);
+    hc_copy_payload(dst, iov[i].iov_base, iov[i].iov_len);
     dst += iov[i].iov_len;
   }
 }
