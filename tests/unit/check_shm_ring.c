@@ -33,6 +33,15 @@ static void *ring_region(size_t cell, uint32_t ncells) {
   return mem;
 }
 
+/* A formatted ring of NCELLS cells with a producer and a consumer view
+ * attached to it, as the two ends of a shm pair see it. */
+static void *ring_pair(hc_shm_ring_t *prod, hc_shm_ring_t *cons) {
+  void *mem = ring_region(CELL, NCELLS);
+  ck_assert_int_eq(hc_shm_ring_attach(prod, mem), HC_OK);
+  ck_assert_int_eq(hc_shm_ring_attach(cons, mem), HC_OK);
+  return mem;
+}
+
 static hc_status_t push_u32(hc_shm_ring_t *ring, uint32_t value) {
   struct iovec iov = {&value, sizeof value};
   return hc_shm_ring_push(ring, &iov, 1);
@@ -62,10 +71,8 @@ START_TEST(test_ring_rejects_bad_shapes) {
 END_TEST
 
 START_TEST(test_ring_empty_then_fifo_order) {
-  void *mem = ring_region(CELL, NCELLS);
   hc_shm_ring_t prod, cons;
-  ck_assert_int_eq(hc_shm_ring_attach(&prod, mem), HC_OK);
-  ck_assert_int_eq(hc_shm_ring_attach(&cons, mem), HC_OK);
+  void *mem = ring_pair(&prod, &cons);
   size_t len = 99;
   ck_assert_ptr_null(hc_shm_ring_peek(&cons, &len));
   ck_assert_int_eq(hc_shm_ring_readable(&cons), 0);
@@ -83,10 +90,8 @@ END_TEST
  * rendezvous): true with none or one unread, false with two, true again
  * once the first is taken, while the packet at the head stays unread. */
 START_TEST(test_ring_holds_at_most_one_counts_unread_packets) {
-  void *mem = ring_region(CELL, NCELLS);
   hc_shm_ring_t prod, cons;
-  ck_assert_int_eq(hc_shm_ring_attach(&prod, mem), HC_OK);
-  ck_assert_int_eq(hc_shm_ring_attach(&cons, mem), HC_OK);
+  void *mem = ring_pair(&prod, &cons);
   ck_assert_int_ne(hc_shm_ring_holds_at_most_one(&cons), 0);
   ck_assert_int_eq(push_u32(&prod, 7), HC_OK);
   ck_assert_int_ne(hc_shm_ring_holds_at_most_one(&cons), 0);
@@ -101,10 +106,8 @@ START_TEST(test_ring_holds_at_most_one_counts_unread_packets) {
 END_TEST
 
 START_TEST(test_ring_full_returns_again_and_recovers) {
-  void *mem = ring_region(CELL, NCELLS);
   hc_shm_ring_t prod, cons;
-  hc_shm_ring_attach(&prod, mem);
-  hc_shm_ring_attach(&cons, mem);
+  void *mem = ring_pair(&prod, &cons);
   ck_assert_int_eq(prod.prefetch_next, 0);
   prod.prefetch_next = _i;
   for (uint32_t i = 0; i < NCELLS; i++)
@@ -123,10 +126,8 @@ START_TEST(test_ring_full_returns_again_and_recovers) {
 END_TEST
 
 START_TEST(test_ring_wraps_around_many_times) {
-  void *mem = ring_region(CELL, NCELLS);
   hc_shm_ring_t prod, cons;
-  hc_shm_ring_attach(&prod, mem);
-  hc_shm_ring_attach(&cons, mem);
+  void *mem = ring_pair(&prod, &cons);
   prod.prefetch_next = _i;
   uint32_t next_push = 0, next_pop = 0;
   /* Uneven push/pop bursts so the indices cross the end at every offset. */
@@ -151,10 +152,8 @@ START_TEST(test_ring_wraps_around_many_times) {
 END_TEST
 
 START_TEST(test_ring_cell_size_limit_and_gather) {
-  void *mem = ring_region(CELL, NCELLS);
   hc_shm_ring_t prod, cons;
-  hc_shm_ring_attach(&prod, mem);
-  hc_shm_ring_attach(&cons, mem);
+  void *mem = ring_pair(&prod, &cons);
   unsigned char big[CELL + 1];
   memset(big, 7, sizeof big);
   struct iovec too_big = {big, CELL + 1};
@@ -184,10 +183,8 @@ END_TEST
  * with every split), pushed and popped: the cell holds exactly their
  * bytes, and nothing past them is written. */
 START_TEST(test_ring_gathers_two_pieces_of_every_small_length) {
-  void *mem = ring_region(CELL, NCELLS);
   hc_shm_ring_t prod, cons;
-  hc_shm_ring_attach(&prod, mem);
-  hc_shm_ring_attach(&cons, mem);
+  void *mem = ring_pair(&prod, &cons);
   memset(cons.cells, 0xee, (size_t)NCELLS * cons.stride);
   unsigned char src[80], want[80];
   for (int i = 0; i < (int)sizeof src; i++)
@@ -218,10 +215,8 @@ END_TEST
  * poked here are the ring's layout: a cell's length is its first word, the
  * tail the first word of the region's second cache line. */
 START_TEST(test_ring_corrupt_length_or_tail_is_refused) {
-  void *mem = ring_region(CELL, NCELLS);
   hc_shm_ring_t prod, cons;
-  ck_assert_int_eq(hc_shm_ring_attach(&prod, mem), HC_OK);
-  ck_assert_int_eq(hc_shm_ring_attach(&cons, mem), HC_OK);
+  void *mem = ring_pair(&prod, &cons);
   unsigned char full[CELL];
   memset(full, 7, sizeof full);
   struct iovec iov = {full, sizeof full};
@@ -254,10 +249,8 @@ START_TEST(test_ring_corrupt_length_or_tail_is_refused) {
 END_TEST
 
 START_TEST(test_ring_waiting_flag_is_taken_once) {
-  void *mem = ring_region(CELL, NCELLS);
   hc_shm_ring_t prod, cons;
-  hc_shm_ring_attach(&prod, mem);
-  hc_shm_ring_attach(&cons, mem);
+  void *mem = ring_pair(&prod, &cons);
   ck_assert_int_eq(hc_shm_ring_take_waiting(&cons), 0);
   hc_shm_ring_set_waiting(&prod);
   ck_assert_int_ne(hc_shm_ring_take_waiting(&cons), 0);
@@ -359,10 +352,8 @@ static void assert_nothing_new(hc_shm_ring_t *cons) {
  * then reads, one behind, neither shows the cell again nor makes the ring
  * look corrupt.  Without read_published the cell waits for the tail. */
 START_TEST(test_ring_published_word_shows_cell_before_tail) {
-  void *mem = ring_region(CELL, NCELLS);
   hc_shm_ring_t prod, cons;
-  ck_assert_int_eq(hc_shm_ring_attach(&prod, mem), HC_OK);
-  ck_assert_int_eq(hc_shm_ring_attach(&cons, mem), HC_OK);
+  void *mem = ring_pair(&prod, &cons);
   cons.read_published = _i;
   for (uint32_t round = 0; round < 3 * NCELLS; round++) {
     ck_assert_int_eq(push_u32(&prod, 1000 + round), HC_OK);
