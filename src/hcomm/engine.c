@@ -499,6 +499,10 @@ static hc_status_t engine_transports_init(void) {
     rc = engine_transports_connect();
   if (frc == HC_OK)
     frc = hc_engine.boot->fence(hc_engine.boot_ctx);
+  /* Bound to its core before connected: shm times a ping-pong with its
+   * local peer there, which two ranks sharing one core cannot run. */
+  if (rc == HC_OK && frc == HC_OK)
+    hc_progress_policy_init();
   for (int i = 0; rc == HC_OK && frc == HC_OK && i < hc_engine.ntransports; i++)
     rc = hc_engine.transports[i].ops->connected(hc_engine.transports[i].ctx);
   if (rc == HC_OK && frc == HC_OK)

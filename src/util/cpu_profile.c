@@ -32,6 +32,14 @@ static const hc_cpu_profile_t cpu_profile_amd = {
     .coll_shm_stream_min = (size_t)16 << 10,
     .shm_eager_max = (size_t)16 << 10,
     .shm_lone_read_min = (size_t)4 << 20,
+    /* 2 vCPUs the host places near (a line crosses one way in ~0.05 us)
+     * or far (~0.2 us), run by run: near, 64 KiB-1 MiB stream through the
+     * cells at 19-28 GB/s against 3-9 for CMA reads; far, the cells fall
+     * to ~6 at every size, and reads win only from 1 MiB (shared with the
+     * peer: 7-11 GB/s), below it they lose (16 KiB window 1.4-2.2 against
+     * 3.7-5.4, 64 KiB 3-7 against 4-6, 16 KiB ping-pong 13.8 against 6.7
+     * us; bench/NOTES.md, far25). */
+    .shm_far_read_min = (size_t)1 << 20,
     /* 4 ranks on 2 cores beside other jobs (amdcoll23), Bcast us, read /
      * segment / Open MPI, medians: 64 KiB 31.8 / 11.2 / 32.1, 1 MiB 329 /
      * 184 / 1077: a root that waits for three readers which share its
@@ -76,6 +84,7 @@ static const hc_cpu_profile_t cpu_profile_intel = {
     .shm_eager_max = (size_t)4 << 10,
     .shm_eager_busy_max = (size_t)16 << 10,
     .shm_lone_read_min = (size_t)4 << 10,
+    .shm_far_read_min = (size_t)32 << 10, /* reads already: no probe */
     /* Not measured crowded: HCMPI_COLL_SHM_BCAST_READ_MIN's default, as
      * before. */
     .coll_shm_crowded_bcast_read_min = (size_t)64 << 10,
@@ -91,6 +100,7 @@ static const hc_cpu_profile_t cpu_profile_generic = {
     .coll_shm_stream_min = (size_t)16 << 10,
     .shm_eager_max = (size_t)16 << 10,
     .shm_lone_read_min = (size_t)4 << 20,
+    .shm_far_read_min = (size_t)4 << 20, /* never measured: no probe */
     .coll_shm_crowded_bcast_read_min = (size_t)64 << 10,
 };
 
@@ -142,6 +152,8 @@ int hc_cpu_profile_default(const char *name, size_t *bytes) {
     *bytes = p->shm_eager_busy_max;
   else if (strcmp(name, "HCMPI_SHM_LONE_READ_MIN") == 0)
     *bytes = p->shm_lone_read_min;
+  else if (strcmp(name, "HCMPI_SHM_FAR_READ_MIN") == 0)
+    *bytes = p->shm_far_read_min;
   else if (strcmp(name, "HCMPI_COLL_SHM_CROWDED_BCAST_READ_MIN") == 0)
     *bytes = p->coll_shm_crowded_bcast_read_min;
   else if (strcmp(name, "HCMPI_COLL_SHM_CROWDED_YIELDS") == 0)

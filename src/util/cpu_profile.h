@@ -28,6 +28,12 @@ typedef struct hc_cpu_profile {
    * bytes is read with CMA even below shm_cma_min (the shm transport's
    * get_min and eager_max_now); as large as shm_cma_min turns it off. */
   size_t shm_lone_read_min;
+  /* HCMPI_SHM_FAR_READ_MIN: where the two ranks of a node sit on cores
+   * that a cache line crosses slowly between (the shm transport's
+   * placement probe at connect), every rendezvous of at least this many
+   * bytes is read with CMA, lone or in a stream; as large as shm_cma_min
+   * turns the probe off. */
+  size_t shm_far_read_min;
   /* HCMPI_COLL_SHM_CROWDED_BCAST_READ_MIN: on a node with more ranks than
    * CPUs, Bcasts of more than two ranks read the root's buffer from this
    * many bytes on (and from HCMPI_COLL_SHM_BCAST_READ_MIN); 0 never. */

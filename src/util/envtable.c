@@ -271,12 +271,24 @@ const hc_env_entry_t hc_env_table[] = {
      "a lone rendezvous through its cells rather than read it with CMA "
      "(HCMPI_SHM_LONE_READ_MIN); 0 never; the default is the processor's "
      "(HCMPI_CPU_PROFILE)"},
+    {"HCMPI_SHM_FAR_READ_MIN", "auto: 1m on AMD; off", "library",
+     "where the two ranks of a node sit on cores a cache line crosses "
+     "between slowly (a short ping-pong on a shared line at start-up, run "
+     "only where this is below HCMPI_SHM_CMA_MIN: one way 0.12 us or "
+     "more, or HCMPI_SHM_PLACEMENT=far), rendezvous of at least this many "
+     "bytes are read with CMA, lone or in a stream, instead of streaming "
+     "through the cells; as large as HCMPI_SHM_CMA_MIN: off; the default "
+     "is the processor's (HCMPI_CPU_PROFILE)"},
+    {"HCMPI_SHM_PLACEMENT", "auto", "library",
+     "tests only: near or far skips the start-up ping-pong of "
+     "HCMPI_SHM_FAR_READ_MIN and takes that verdict; auto: the ping-pong's "
+     "(only on a node of two ranks, not crowded; else near)"},
     {"HCMPI_CPU_PROFILE", "auto", "library",
      "tests only: amd, intel or generic names the processor profile whose "
      "defaults the shared-memory thresholds take (HCMPI_SHM_CMA_MIN, "
      "HCMPI_SHM_CMA_HELP_MIN, HCMPI_COLL_SHM_STREAM_MIN, "
      "HCMPI_COLL_SHM_CROWDED_BCAST_READ_MIN, HCMPI_COLL_SHM_CROWDED_YIELDS, "
-     "HCMPI_SHM_EAGER_BUSY_MAX, HCMPI_SHM_LONE_READ_MIN, the eager limit between ranks of a node "
+     "HCMPI_SHM_EAGER_BUSY_MAX, HCMPI_SHM_LONE_READ_MIN, HCMPI_SHM_FAR_READ_MIN, the eager limit between ranks of a node "
      "while HCMPI_EAGER_LIMIT is unset); unset: "
      "cpuid's vendor (AMD: amd, Intel: intel, others and non-x86: "
      "generic)"},
@@ -479,6 +491,7 @@ const hc_env_bounds_t hc_env_bounds[] = {
     {"HCMPI_SHM_STREAM_RUNQ_MAX", 0, 0, 100},
     {"HCMPI_SHM_CMA_HELP_MIN", 1, 0, 64 * ENV_GIB},
     {"HCMPI_SHM_LONE_READ_MIN", 1, 0, 64 * ENV_GIB},
+    {"HCMPI_SHM_FAR_READ_MIN", 1, 0, 64 * ENV_GIB},
     {"HCMPI_SHM_EAGER_BUSY_MAX", 1, 0, 64 * ENV_GIB},
     {"HCMPI_SHM_CELLS", 0, 2, 65536},
     {"HCMPI_SHM_LIVENESS_MS", 0, 1, ENV_DAY_MS},

@@ -511,6 +511,11 @@ check_PROGRAMS += tests/mpi/eager_busy
 tests_mpi_eager_busy_SOURCES = tests/mpi/eager_busy.c tests/mpi/mpitest.h
 tests_mpi_eager_busy_LDADD = $(HC_MPITEST_LIB)
 tests_mpi_eager_busy_LDFLAGS = $(HC_MPITEST_LDF)
+# Rendezvous read or streamed by the shm placement verdict.
+check_PROGRAMS += tests/mpi/shm_placement
+tests_mpi_shm_placement_SOURCES = tests/mpi/shm_placement.c tests/mpi/mpitest.h
+tests_mpi_shm_placement_LDADD = $(HC_MPITEST_LIB)
+tests_mpi_shm_placement_LDFLAGS = $(HC_MPITEST_LDF)
 tests_mpi_mpit_counts_SOURCES = tests/mpi/mpit_counts.c tests/mpi/mpitest.h
 tests_mpi_mpit_counts_LDADD = $(HC_MPITEST_LIB)
 tests_mpi_mpit_counts_LDFLAGS = $(HC_MPITEST_LDF)
@@ -522,7 +527,7 @@ tests_mpi_mpit_threads_LDADD = $(HC_MPITEST_LIB)
 tests_mpi_mpit_threads_LDFLAGS = $(HC_MPITEST_LDF)
 HC_MPIT_SH = tests/mpi/mpit_counts.sh tests/mpi/mpit_api.sh \
 	tests/mpi/mpit_threads.sh tests/mpi/eager_limit_profile.sh \
-	tests/mpi/eager_busy.sh
+	tests/mpi/eager_busy.sh tests/mpi/shm_placement.sh
 TESTS += $(HC_MPIT_SH)
 dist_noinst_SCRIPTS += $(HC_MPIT_SH)
 $(HC_MPIT_SH:.sh=.sh.log): tests/mpi/shm_snapshot.sh.log

@@ -112,6 +112,24 @@ START_TEST(test_cpu_profile_lone_read_from_the_eager_limit_on_intel_only) {
 }
 END_TEST
 
+/* Only the amd profile reads a far pair's rendezvous below its CMA
+ * minimum, from where its reads are shared with the peer; elsewhere the
+ * far rule is off (as large as the profile's CMA minimum), so no placement
+ * probe runs. */
+START_TEST(test_cpu_profile_far_reads_on_amd_only) {
+  const char *names[] = {"amd", "intel", "generic"};
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+    const hc_cpu_profile_t *p = profile_named(names[i]);
+    int amd = strcmp(names[i], "amd") == 0;
+    ck_assert_msg(amd ? p->shm_far_read_min == p->shm_cma_help_min &&
+                            p->shm_far_read_min < p->shm_cma_min
+                      : p->shm_far_read_min == p->shm_cma_min,
+                  "%s: far_read_min %zu, help_min %zu, cma_min %zu", names[i],
+                  p->shm_far_read_min, p->shm_cma_help_min, p->shm_cma_min);
+  }
+}
+END_TEST
+
 /* On AMD a crowded node's Bcasts never read the root's buffer; Intel and
  * generic read from HCMPI_COLL_SHM_BCAST_READ_MIN's default, as before;
  * the tuning takes the profile's value unless the variable is set. */
@@ -197,6 +215,8 @@ START_TEST(test_cpu_profile_default_by_name_is_the_profile_field) {
   ck_assert_int_eq(hc_cpu_profile_default("HCMPI_SHM_LONE_READ_MIN", &bytes),
                    0);
   ck_assert_uint_eq(bytes, p->shm_lone_read_min);
+  ck_assert_int_eq(hc_cpu_profile_default("HCMPI_SHM_FAR_READ_MIN", &bytes), 0);
+  ck_assert_uint_eq(bytes, p->shm_far_read_min);
   ck_assert_int_eq(
       hc_cpu_profile_default("HCMPI_COLL_SHM_CROWDED_YIELDS", &bytes), 0);
   ck_assert_uint_eq(bytes, p->coll_shm_crowded_yields);
@@ -217,6 +237,7 @@ static Suite *cpu_profile_suite(void) {
   tcase_add_test(tc, test_cpu_profile_unset_or_unknown_follows_the_cpu_vendor);
   tcase_add_test(tc, test_cpu_profile_gives_the_collective_stream_default);
   tcase_add_test(tc, test_cpu_profile_send_prefetch_on_amd_only);
+  tcase_add_test(tc, test_cpu_profile_far_reads_on_amd_only);
   tcase_add_test(tc, test_cpu_profile_loses_to_an_explicit_setting);
   tcase_add_test(tc, test_cpu_profile_crowded_bcast_reads_off_on_amd_only);
   tcase_add_test(tc, test_cpu_profile_crowded_yields_bounded_on_amd_only);

@@ -26,7 +26,9 @@ START_TEST(test_slots_follow_the_header) {
   /* Whole cache lines per slot, so that no two ranks' slots share one:
    * the first holds what wakers touch, the second the shared CMA read's
    * claims, which the reader and its helper both write, the third the
-   * reader's read_until_ns, which the owner reads only before sleeping. */
+   * reader's read_until_ns, which the owner reads only before sleeping,
+   * the fourth the start-up placement ping-pong, which nothing else may
+   * share while it times line crossings. */
   ck_assert_uint_eq(sizeof(struct hc_shm_slot) % HC_SHM_RING_ALIGN, 0);
   ck_assert_uint_lt(offsetof(struct hc_shm_slot, runq_contended),
                     HC_SHM_RING_ALIGN);
@@ -34,6 +36,9 @@ START_TEST(test_slots_follow_the_header) {
                     HC_SHM_RING_ALIGN);
   ck_assert_uint_eq(offsetof(struct hc_shm_slot, read_until_ns),
                     2 * HC_SHM_RING_ALIGN);
+  ck_assert_uint_eq(offsetof(struct hc_shm_slot, placement_probe),
+                    3 * HC_SHM_RING_ALIGN);
+  ck_assert_uint_eq(sizeof(struct hc_shm_slot), 4 * HC_SHM_RING_ALIGN);
 }
 END_TEST
 

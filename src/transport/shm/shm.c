@@ -111,10 +111,10 @@
 #include "util/shmseg.h"
 
 #define SHM_MAGIC 0x68636d7069736567ULL /* "hcmpiseg" */
-/* 12: read_until_ns on a line of its own; 11: read_until_ns in the slots; 10: sent_mask in the slots; 8: fast boxes of 2-18 lines (box_bytes); 7:
+/* 13: placement_probe in the slots; 12: read_until_ns on a line of its own; 11: read_until_ns in the slots; 10: sent_mask in the slots; 8: fast boxes of 2-18 lines (box_bytes); 7:
  * shared CMA reads; 6: runq_contended in the slots; 5: pollable doorbell;
  * 4: fast boxes */
-#define SHM_VERSION 12
+#define SHM_VERSION 13
 #define SHM_NAME_MAX HC_SHMSEG_NAME_MAX
 #define SHM_DEFAULT_CELL_SIZE ((size_t)16 << 10)
 #define SHM_DEFAULT_CELLS 64
@@ -292,6 +292,11 @@ typedef struct shm_ctx {
   int cma_enabled;
   size_t cma_min; /* HCMPI_SHM_CMA_MIN: smaller rendezvous stream */
   size_t lone_read_min; /* HCMPI_SHM_LONE_READ_MIN: lone ones read */
+  /* HCMPI_SHM_FAR_READ_MIN, and whether this rank's cores and its peer's
+   * are far apart (shm_probe_placement): then rendezvous from there on
+   * are read. */
+  size_t far_read_min;
+  int far;
   /* The processor's shm_prefetch_next, off on a crowded node: the out
    * rings' prefetch_next, the in rings' read_published (both measured on
    * the AMD EPYC only: amdp2p23, amdrecv23), and whether an empty poll
@@ -684,6 +689,8 @@ static hc_status_t shm_init(const hc_transport_init_args_t *args, void **ctx) {
   shm->cma_min = hc_env_size("HCMPI_SHM_CMA_MIN", cpu->shm_cma_min);
   shm->lone_read_min =
       hc_env_size("HCMPI_SHM_LONE_READ_MIN", cpu->shm_lone_read_min);
+  shm->far_read_min =
+      hc_env_size("HCMPI_SHM_FAR_READ_MIN", cpu->shm_far_read_min);
   shm->runq_max =
       hc_env_long("HCMPI_SHM_STREAM_RUNQ_MAX", SHM_DEFAULT_RUNQ_MAX);
   atomic_flag_clear(&shm->runq_busy);
@@ -848,6 +855,124 @@ static void shm_copy_bells(shm_ctx_t *shm) {
 #endif
 }
 
+/* One way of a cache line between the two ranks' cores from which the
+ * pair counts as far apart: bench/compare.py's line (near ~0.05 us, far
+ * ~0.2 on the AMD EPYC VM, bench/NOTES.md rate24 and far25).  From
+ * SHM_SHARED_ONE_WAY_NS a batch met a context switch (the two ranks on
+ * one core, as they may be before the engine binds them) and says
+ * nothing. */
+#define SHM_FAR_ONE_WAY_NS 120
+#define SHM_SHARED_ONE_WAY_NS 600
+/* The ping-pong: batches of round trips, each timed by local rank 0, the
+ * quickest of SHM_PROBE_BATCHES clean ones counting, since a preempted
+ * batch only reads slower.  All of it ends by SHM_PROBE_LIMIT_NS after it
+ * began, whatever the peer does. */
+#define SHM_PROBE_BATCHES 16
+#define SHM_PROBE_TRIPS 8
+#define SHM_PROBE_LIMIT_NS 10000000ull
+/* Polls of a wait before it yields the core now and then: the peer may
+ * share it. */
+#define SHM_PROBE_SPINS 1024
+/* Local rank 0's verdict after the last trip: this value plus far. */
+#define SHM_PROBE_VERDICT ((uint64_t)1 << 32)
+
+static uint64_t shm_now_ns(void);
+
+/* Waits until *line reads want or a verdict; returns what it read, 0 at
+ * the deadline. */
+static uint64_t shm_probe_wait(_Atomic uint64_t *line, uint64_t want,
+                               uint64_t deadline_ns) {
+  for (unsigned polls = 1;; polls++) {
+    uint64_t v = atomic_load_explicit(line, memory_order_acquire);
+    if (v == want || v >= SHM_PROBE_VERDICT)
+      return v;
+    hc_spin_pause();
+    if (polls % 128 == 0) {
+      if (shm_now_ns() > deadline_ns)
+        return 0;
+      if (polls >= SHM_PROBE_SPINS)
+        sched_yield();
+    }
+  }
+}
+
+/* Local rank 0's side: round trips on its probe line (it writes odd
+ * steps, the peer answers each with the next even one) until
+ * SHM_PROBE_BATCHES clean batches or the deadline; far when the quickest
+ * took SHM_FAR_ONE_WAY_NS or more each way.  The verdict goes on the
+ * line, which ends the peer's side. */
+static int shm_probe_lead(_Atomic uint64_t *line, uint64_t deadline_ns,
+                          uint64_t *best_ns, int *clean) {
+  uint64_t step = 0, best = UINT64_MAX;
+  int batches = 0, gone = 0;
+  while (batches < SHM_PROBE_BATCHES && !gone) {
+    uint64_t t0 = shm_now_ns();
+    for (int i = 0; i < SHM_PROBE_TRIPS && !gone; i++) {
+      atomic_store_explicit(line, step + 1, memory_order_release);
+      step += 2;
+      gone = shm_probe_wait(line, step, deadline_ns) != step;
+    }
+    uint64_t one_way = (shm_now_ns() - t0) / (2 * SHM_PROBE_TRIPS);
+    if (!gone && one_way < SHM_SHARED_ONE_WAY_NS) {
+      batches++;
+      best = one_way < best ? one_way : best;
+    }
+  }
+  int far = batches == SHM_PROBE_BATCHES && best >= SHM_FAR_ONE_WAY_NS;
+  atomic_store_explicit(line, SHM_PROBE_VERDICT + (uint64_t)far,
+                        memory_order_release);
+  *best_ns = batches > 0 ? best : 0;
+  *clean = batches;
+  return far;
+}
+
+/* The other rank's side: answers every odd step until the verdict. */
+static int shm_probe_answer(_Atomic uint64_t *line, uint64_t deadline_ns) {
+  for (uint64_t step = 1;; step += 2) {
+    uint64_t v = shm_probe_wait(line, step, deadline_ns);
+    if (v >= SHM_PROBE_VERDICT)
+      return v == SHM_PROBE_VERDICT + 1;
+    if (v != step)
+      return 0; /* the deadline */
+    atomic_store_explicit(line, step + 1, memory_order_release);
+  }
+}
+
+/* Whether the two ranks of a node sit on cores far apart, by a ping-pong
+ * on local rank 0's probe line, led and judged by local rank 0, whose
+ * verdict rank 1 takes, so both agree.  A peer late or gone leaves near
+ * (the profile's choice) by the deadline; either verdict moves the same
+ * bytes. */
+static int shm_probe_placement(shm_ctx_t *shm) {
+  _Atomic uint64_t *line = &shm->slots[0].placement_probe;
+  uint64_t start = shm_now_ns(), deadline = start + SHM_PROBE_LIMIT_NS;
+  uint64_t best = 0;
+  int clean = 0, far;
+  if (shm->local_rank == 0)
+    far = shm_probe_lead(line, deadline, &best, &clean);
+  else /* waits longer: rank 0 may start late and still judge */
+    far = shm_probe_answer(line, deadline + SHM_PROBE_LIMIT_NS);
+  hc_log(HC_LOG_DEBUG, "shm",
+         "placement: %s (quickest one way %.3f us over %d clean batches, "
+         "%.1f us in all)",
+         far ? "far" : "near", (double)best / 1000.0, clean,
+         (double)(shm_now_ns() - start) / 1000.0);
+  return far;
+}
+
+/* Whether rendezvous take HCMPI_SHM_FAR_READ_MIN: forced by
+ * HCMPI_SHM_PLACEMENT, else probed where it could matter (two ranks, not
+ * crowded, CMA on, the far threshold below the stream one). */
+static int shm_choose_placement(shm_ctx_t *shm) {
+  const char *forced = hc_env_string("HCMPI_SHM_PLACEMENT", "auto");
+  if (strcmp(forced, "far") == 0 || strcmp(forced, "near") == 0)
+    return strcmp(forced, "far") == 0;
+  if (shm->local_size != 2 || shm->crowded || !shm->cma_enabled ||
+      shm->far_read_min >= shm->cma_min || shm->runq_max <= 0)
+    return 0;
+  return shm_probe_placement(shm);
+}
+
 static hc_status_t shm_connected(void *ctx) {
   shm_ctx_t *shm = ctx;
   if (shm->local_size > 1 && shm->base == NULL)
@@ -858,6 +983,8 @@ static hc_status_t shm_connected(void *ctx) {
   }
   shm_open_pidfds(shm);
   shm_copy_bells(shm);
+  if (shm->local_size > 1)
+    shm->far = shm_choose_placement(shm);
   if (shm->linked) {
     if (shm_unlink(shm->name) != 0)
       hc_log(HC_LOG_WARN, "shm", "shm_unlink(%s): %s", shm->name,
@@ -1567,10 +1694,17 @@ static hc_status_t shm_get(void *ctx, int peer_world_rank, void *local,
 
 /* The smallest rendezvous with local rank p read with CMA when it is one
  * of a stream (others behind it): every one while the pair waits for a
- * core, else from cma_min. */
+ * core, else from cma_min, or from far_read_min where the two cores are
+ * far apart: there the cells' two copies each pull every line across the
+ * slow link, one read pulls them once (bench/NOTES.md, far25). */
 static size_t shm_stream_read_min(shm_ctx_t *shm, int p) {
   shm_sample_runq(shm);
-  return shm_pair_contended(shm, p) ? 0 : shm->cma_min;
+  if (shm_pair_contended(shm, p))
+    return 0;
+  if (shm->far && shm->far_read_min < shm->cma_min && shm->cma_enabled &&
+      !shm->cma_off[p])
+    return shm->far_read_min;
+  return shm->cma_min;
 }
 
 /* The same for a lone rendezvous, nothing behind it: from lone_read_min

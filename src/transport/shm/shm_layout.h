@@ -71,6 +71,10 @@ struct hc_shm_slot {
    * read made the owner's next look at its own runq_contended (once a
    * message) pull that line back from the reader's core. */
   _Alignas(HC_SHM_RING_ALIGN) _Atomic uint64_t read_until_ns;
+  /* Local rank 0's only, on a node of two ranks: the start-up ping-pong
+   * that tells how far apart the two cores are (shm.c:
+   * shm_probe_placement), then its verdict. */
+  _Alignas(HC_SHM_RING_ALIGN) _Atomic uint64_t placement_probe;
 };
 
 /* The first cache line after the header. */

@@ -1,0 +1,26 @@
+#!/bin/sh
+# Runs tests/mpi/shm_placement.c on 2 ranks under the amd profile, the pair
+# never judged contended: placement forced far (rendezvous from
+# HCMPI_SHM_FAR_READ_MIN read with CMA: the profile's 1 MiB, and 16 KiB,
+# i.e. every one), forced near (all streamed through the cells), and the
+# start-up ping-pong's own verdict, which each rank logs and which moves
+# the same bytes either way.
+. "${top_srcdir:-.}/tests/mpi/lib.sh"
+export HCMPI_CPU_PROFILE=amd HCMPI_SHM_STREAM_RUNQ_MAX=100
+unset HCMPI_SHM_CMA_MIN HCMPI_SHM_FAR_READ_MIN HCMPI_SHM_LONE_READ_MIN HCMPI_EAGER_LIMIT
+HCMPI_SHM_PLACEMENT=far run_mpi_ok 2 shm_placement far 1048576
+HCMPI_SHM_PLACEMENT=far HCMPI_SHM_FAR_READ_MIN=16k run_mpi_ok 2 shm_placement far 16384
+HCMPI_SHM_PLACEMENT=near run_mpi_ok 2 shm_placement near 0
+# Only where the shm transport runs (tests/tcp/mpi_suite_tcp.sh runs this
+# script with every peer over tcp).
+case ",${HCMPI_TRANSPORTS:-shm}," in
+*,shm,* | *,all,*) ;;
+*) echo "placement probe: no shm transport, not asked"; exit 0 ;;
+esac
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+HCMPI_SHM_PLACEMENT=auto HCMPI_LOG=debug run_mpi 2 shm_placement auto >"$log" 2>&1 ||
+    { cat "$log"; fail "placement probe: job failed"; }
+verdicts=$(grep -c 'shm: placement: \(near\|far\)' "$log")
+[ "$verdicts" = 2 ] || { cat "$log"; fail "placement probe: $verdicts verdicts logged, want 2"; }
+grep 'shm: placement:\|^auto:' "$log"
