@@ -204,6 +204,11 @@ void hc_request_complete(hcomm_request_t *req, hc_status_t error) {
     hc_comm_op_end(comm);
 }
 
+void hc_request_complete_started(hcomm_request_t *req) {
+  request_pool.completions++;
+  atomic_store_explicit(&req->done, 1, memory_order_release);
+}
+
 /* Hooks a part onto joined; a part already finished is absorbed now. */
 static void request_join_part(hcomm_request_t *joined, hcomm_request_t *part,
                               int reports) {

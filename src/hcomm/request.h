@@ -150,6 +150,12 @@ void hc_request_release_to_owner(hcomm_request_t *req);
 /* Finishes req with error (status fields other than error set by caller);
  * releases it when the user already freed it. */
 void hc_request_complete(hcomm_request_t *req, hc_status_t error);
+/* Finishes a persistent request whose run ended inside its start, with
+ * the lock held: its error HC_OK already, in no join, not freed by the
+ * user (the start checked), and no operation counted on its communicator
+ * for the run.  hc_request_complete's outcome in two stores (2-rank 8 B
+ * Allreduce_init; bench/NOTES.md, coll25). */
+void hc_request_complete_started(hcomm_request_t *req);
 /* A request completed by parts that come and go (partitioned rounds):
  * hc_request_join_track counts part towards joined (which takes part's
  * error) without taking part over: the caller still tests and releases

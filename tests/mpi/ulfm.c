@@ -157,8 +157,22 @@ static void test_revoke_coll(void)
     MPI_Comm comm;
     MPI_Comm_dup(MPI_COMM_WORLD, &comm);
     MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
-    MPI_Request ib = MPI_REQUEST_NULL;
+    MPI_Request ib = MPI_REQUEST_NULL, plan;
     int rc = MPI_SUCCESS, round;
+    /* A persistent Allreduce, started straight in its lane before the
+     * revoke: its starts after it fail too (nbc.c's start leaves the
+     * revocation test to the lane's straight step). */
+    int pin = rank + 1, pout = -1;
+    MPI_Allreduce_init(&pin, &pout, 1, MPI_INT, MPI_SUM, comm, MPI_INFO_NULL, &plan);
+    for (int i = 0; i < 3; i++) {
+        pin = rank + 1 + i;
+        rc = MPI_Start(&plan);
+        if (rc == MPI_SUCCESS)
+            rc = MPI_Wait(&plan, MPI_STATUS_IGNORE);
+        CHECK(rc == MPI_SUCCESS, "persistent Allreduce %d: %s", i, mt_errstr(rc));
+        CHECK(pout == size * (size + 1) / 2 + size * i, "persistent Allreduce %d: %d", i,
+              pout);
+    }
     for (round = 0;; round++) {
         if (rank == 0 && round == 5) {
             rc = MPIX_Comm_revoke(comm);
@@ -186,6 +200,13 @@ static void test_revoke_coll(void)
     int one = 1, sum;
     expect_class(MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, comm), MPIX_ERR_REVOKED,
                  "Allreduce after the revoke");
+    pout = -1;
+    rc = MPI_Start(&plan);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Wait(&plan, MPI_STATUS_IGNORE);
+    expect_class(rc, MPIX_ERR_REVOKED, "persistent Allreduce after the revoke");
+    CHECK(pout == -1, "persistent Allreduce after the revoke wrote %d", pout);
+    MPI_Request_free(&plan);
     shrink_works(comm, size);
     MPI_Comm_free(&comm);
     printf("rank %d: PASS revoke_coll\n", rank);
