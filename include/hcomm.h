@@ -944,6 +944,13 @@ hc_status_t hcomm_neighbor_init(const void *sendbuf,
 /* Starts an inactive persistent collective or partitioned operation;
  * HC_ERR_REQUEST when req is active or neither. */
 hc_status_t hcomm_start(hcomm_request_t *req);
+/* hcomm_start that tells how the start went: HCOMM_START_FINISHED when
+ * the run finished inside it with HC_OK (req is done and stays so until
+ * the next start: a wait needs not look at it), HC_OK when it runs on,
+ * else the error (negative).  For MPI_Start of a persistent collective,
+ * whose MPI_Wait then completes in a few loads. */
+#define HCOMM_START_FINISHED 1
+int hcomm_start_told(hcomm_request_t *req);
 /* Hooks of an inactive persistent collective, set once: fn(arg, status)
  * after every run, as for hcomm_icoll_on_complete; release(arg) when the
  * request is freed.  HC_ERR_REQUEST when req is not such a request or

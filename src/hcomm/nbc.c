@@ -613,24 +613,31 @@ static __attribute__((noinline)) void nbc_start_rest(hc_nbc_sched_t *s,
  * operation count would go up and back down under the lock, and the
  * status holds HC_OK since the start (2-rank 8 B Allreduce_init 0.98 ->
  * ~0.93x the blocking form, with the revocation test and the schedule's
- * paths out of hcomm_start; bench/NOTES.md, coll25). */
-static void nbc_complete_started(hc_nbc_sched_t *s) {
+ * paths out of hcomm_start; bench/NOTES.md, coll25).  Returns
+ * HCOMM_START_FINISHED there (done with HC_OK for sure), else HC_OK. */
+static int nbc_complete_started(hc_nbc_sched_t *s) {
   hcomm_request_t *req = s->req;
   if (s->done_fn == NULL && req->join_parent == NULL) {
     hc_request_complete_started(req);
-    return;
+    return HCOMM_START_FINISHED;
   }
   hc_comm_op_begin(s->comm);
   nbc_complete(s);
+  return HC_OK;
 }
 
 hc_status_t hcomm_start(hcomm_request_t *req) {
+  int rc = hcomm_start_told(req);
+  return rc == HCOMM_START_FINISHED ? HC_OK : (hc_status_t)rc;
+}
+
+int hcomm_start_told(hcomm_request_t *req) {
   if (req == NULL)
     return HC_ERR_ARG;
   if (req->part != NULL) /* set at init, never changed */
     return hc_part_start(req);
   hc_engine_lock();
-  hc_status_t rc = hc_engine_check();
+  int rc = hc_engine_check();
   hc_nbc_sched_t *s = req->plan;
   if (rc == HC_OK && (s == NULL || !atomic_load(&req->done) || req->user_freed))
     rc = HC_ERR_REQUEST;
@@ -650,7 +657,7 @@ hc_status_t hcomm_start(hcomm_request_t *req) {
                                    : HC_SHMCOLL_NOW_NONE;
     if (now == HC_SHMCOLL_NOW_DONE) {
       s->error = HC_OK;
-      nbc_complete_started(s);
+      rc = nbc_complete_started(s);
     } else {
       nbc_start_rest(s, now);
     }

@@ -464,11 +464,13 @@ static int coll_hccl_hand(const char *fn, hc_mpi_comm_t *c, hc_mpi_coll_t *cx,
 
 int hc_mpi_coll_start(const char *fn, hc_mpi_request_t *r) {
   /* Most persistent collectives work in the user's buffers: no loads. */
-  hc_status_t st = r->coll->loads.n > 0 ? coll_load_all(r->coll) : HC_OK;
+  int st = r->coll->loads.n > 0 ? coll_load_all(r->coll) : HC_OK;
   if (st == HC_OK)
-    st = hcomm_start(r->engine);
-  r->active = st == HC_OK;
-  return st == HC_OK ? MPI_SUCCESS : hc_mpi_raise_status(r->comm, fn, st);
+    st = hcomm_start_told(r->engine);
+  r->coll_finished = st == HCOMM_START_FINISHED;
+  r->active = st >= HC_OK;
+  return st >= HC_OK ? MPI_SUCCESS
+                     : hc_mpi_raise_status(r->comm, fn, (hc_status_t)st);
 }
 
 hc_status_t hc_mpi_coll_end(hc_mpi_coll_t *cx, hc_status_t rc) {

@@ -422,6 +422,11 @@ typedef struct hc_mpi_request {
   int peer;
   int tag;
   int mode;
+  /* A persistent collective (coll below) whose last start finished its
+   * run with HC_OK (hcomm_start_told): while active, its MPI_Wait needs
+   * not look at the engine request.  Written at every start; in a hole
+   * after mode, so the pool's slots keep their size. */
+  int coll_finished;
   hcomm_message_t *msg; /* HC_REQ_MESSAGE */
   /* A persistent collective (MPI_*_init): its state (coll_ctx.c), owned
    * by engine, the persistent engine request kept across starts. */
