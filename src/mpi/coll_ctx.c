@@ -405,6 +405,7 @@ static int coll_persistent_wrap(const char *fn, hc_mpi_comm_t *c,
   }
   r->engine = eng;
   r->coll = cx;
+  r->coll_loads = cx->loads.n > 0;
   r->active = 0;
   *request = r->handle;
   return MPI_SUCCESS;
@@ -462,16 +463,7 @@ static int coll_hccl_hand(const char *fn, hc_mpi_comm_t *c, hc_mpi_coll_t *cx,
   return hc_mpi_request_wrap(fn, c, w, request);
 }
 
-int hc_mpi_coll_start(const char *fn, hc_mpi_request_t *r) {
-  /* Most persistent collectives work in the user's buffers: no loads. */
-  int st = r->coll->loads.n > 0 ? coll_load_all(r->coll) : HC_OK;
-  if (st == HC_OK)
-    st = hcomm_start_told(r->engine);
-  r->coll_finished = st == HCOMM_START_FINISHED;
-  r->active = st >= HC_OK;
-  return st >= HC_OK ? MPI_SUCCESS
-                     : hc_mpi_raise_status(r->comm, fn, (hc_status_t)st);
-}
+hc_status_t hc_mpi_coll_load(hc_mpi_coll_t *cx) { return coll_load_all(cx); }
 
 hc_status_t hc_mpi_coll_end(hc_mpi_coll_t *cx, hc_status_t rc) {
   if (rc == HC_OK)

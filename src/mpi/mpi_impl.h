@@ -422,11 +422,13 @@ typedef struct hc_mpi_request {
   int peer;
   int tag;
   int mode;
-  /* A persistent collective (coll below) whose last start finished its
-   * run with HC_OK (hcomm_start_told): while active, its MPI_Wait needs
-   * not look at the engine request.  Written at every start; in a hole
-   * after mode, so the pool's slots keep their size. */
-  int coll_finished;
+  /* A persistent collective (coll below): coll_finished, its last start
+   * finished the run with HC_OK (hcomm_start_told), so while active its
+   * MPI_Wait needs not look at the engine request (written at every
+   * start); coll_loads, inputs to load before each start (set at init).
+   * In a hole after mode, so the pool's slots keep their size. */
+  unsigned char coll_finished;
+  unsigned char coll_loads;
   hcomm_message_t *msg; /* HC_REQ_MESSAGE */
   /* A persistent collective (MPI_*_init): its state (coll_ctx.c), owned
    * by engine, the persistent engine request kept across starts. */
@@ -511,9 +513,22 @@ hc_mpi_request_issue(hc_mpi_request_t *r, int peer, int tag, int mode,
 
 /* Issues a started persistent request's operation. */
 int hc_mpi_request_start(const char *fn, hc_mpi_request_t *req);
-/* The same for a persistent collective (coll_ctx.c): loads its inputs and
- * restarts its schedule. */
-int hc_mpi_coll_start(const char *fn, hc_mpi_request_t *req);
+/* Runs a persistent collective's loads (coll_ctx.c): its inputs from the
+ * user's buffers into the views its schedule works in. */
+hc_status_t hc_mpi_coll_load(struct hc_mpi_coll *cx);
+/* hc_mpi_request_start for a persistent collective: loads its inputs and
+ * restarts its schedule.  Inline: in a frame of its own below MPI_Start's
+ * it cost every start ~20 instructions (bench/NOTES.md, start26). */
+static inline int hc_mpi_coll_start(const char *fn, hc_mpi_request_t *r) {
+  /* Most persistent collectives work in the user's buffers: no loads. */
+  int st = r->coll_loads ? hc_mpi_coll_load(r->coll) : HC_OK;
+  if (st == HC_OK)
+    st = hcomm_start_told(r->engine);
+  r->coll_finished = st == HCOMM_START_FINISHED;
+  r->active = st >= HC_OK;
+  return st >= HC_OK ? MPI_SUCCESS
+                     : hc_mpi_raise_status(r->comm, fn, (hc_status_t)st);
+}
 
 /* ---- partitioned point-to-point (part.c) -------------------------------- */
 
