@@ -574,6 +574,40 @@ static void test_wait_done(void)
     free_all(&r, 1);
 }
 
+/* A start that its run outlives after one that finished it: rank 0 starts
+ * while rank 1 holds back (told by a message sent after that start), so
+ * rank 0's run cannot finish inside its start, after a round whose run
+ * mostly did and was waited for with a status (the general path).  Its
+ * MPI_Wait without a status must still wait for the sum, not take the
+ * earlier round's straight finish for this one's. */
+static void test_wait_after_straight(void)
+{
+    MPI_Request r;
+    double in = rank + 0.25, out = 0, want = 0;
+    int token = 0;
+    for (int q = 0; q < size; q++)
+        want += q + 0.25;
+    MPI_Allreduce_init(&in, &out, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD,
+                       MPI_INFO_NULL, &r);
+    for (int round = 0; round < 20; round++) {
+        MPI_Status st;
+        out = -1;
+        CHECK(MPI_Start(&r) == MPI_SUCCESS, "start");
+        CHECK(MPI_Wait(&r, &st) == MPI_SUCCESS && out == want,
+              "round %d with a status: %g, want %g", round, out, want);
+        out = -1;
+        if (rank == 1)
+            MPI_Recv(&token, 1, MPI_INT, 0, 6, MPI_COMM_WORLD,
+                     MPI_STATUS_IGNORE);
+        CHECK(MPI_Start(&r) == MPI_SUCCESS, "held start");
+        if (rank == 0 && size > 1)
+            MPI_Send(&token, 1, MPI_INT, 1, 6, MPI_COMM_WORLD);
+        CHECK(MPI_Wait(&r, MPI_STATUS_IGNORE) == MPI_SUCCESS && out == want,
+              "round %d held back: %g, want %g", round, out, want);
+    }
+    free_all(&r, 1);
+}
+
 /* What MPI_Start's and MPI_Wait's fast paths for persistent collectives
  * must leave to the checks one by one: MPI_REQUEST_NULL (Start:
  * MPI_ERR_REQUEST; Wait: at once, an empty status), a NULL request
@@ -643,6 +677,7 @@ int main(int argc, char **argv)
     test_start_order();
     test_single_completions();
     test_wait_done();
+    test_wait_after_straight();
     test_start_bad_handles();
     MPI_Finalize();
     if (rank == 0)
