@@ -574,12 +574,13 @@ static void test_wait_done(void)
     free_all(&r, 1);
 }
 
-/* A start that its run outlives after one that finished it: rank 0 starts
- * while rank 1 holds back (told by a message sent after that start), so
- * rank 0's run cannot finish inside its start, after a round whose run
- * mostly did and was waited for with a status (the general path).  Its
+/* A start that its run outlives after one that finished it: rank 0 first
+ * starts after rank 1 (told by a message sent after rank 1's start), so
+ * that its run mostly finishes inside the start, and waits for it with a
+ * status (the general path); then rank 0 starts while rank 1 holds back
+ * (told after rank 0's start), so that run cannot finish inside it.  That
  * MPI_Wait without a status must still wait for the sum, not take the
- * earlier round's straight finish for this one's. */
+ * earlier start's straight finish for this one's. */
 static void test_wait_after_straight(void)
 {
     MPI_Request r;
@@ -592,16 +593,21 @@ static void test_wait_after_straight(void)
     for (int round = 0; round < 20; round++) {
         MPI_Status st;
         out = -1;
+        if (rank == 0 && size > 1)
+            MPI_Recv(&token, 1, MPI_INT, 1, 6, MPI_COMM_WORLD,
+                     MPI_STATUS_IGNORE);
         CHECK(MPI_Start(&r) == MPI_SUCCESS, "start");
+        if (rank == 1)
+            MPI_Send(&token, 1, MPI_INT, 0, 6, MPI_COMM_WORLD);
         CHECK(MPI_Wait(&r, &st) == MPI_SUCCESS && out == want,
               "round %d with a status: %g, want %g", round, out, want);
         out = -1;
         if (rank == 1)
-            MPI_Recv(&token, 1, MPI_INT, 0, 6, MPI_COMM_WORLD,
+            MPI_Recv(&token, 1, MPI_INT, 0, 7, MPI_COMM_WORLD,
                      MPI_STATUS_IGNORE);
         CHECK(MPI_Start(&r) == MPI_SUCCESS, "held start");
         if (rank == 0 && size > 1)
-            MPI_Send(&token, 1, MPI_INT, 1, 6, MPI_COMM_WORLD);
+            MPI_Send(&token, 1, MPI_INT, 1, 7, MPI_COMM_WORLD);
         CHECK(MPI_Wait(&r, MPI_STATUS_IGNORE) == MPI_SUCCESS && out == want,
               "round %d held back: %g, want %g", round, out, want);
     }
