@@ -367,10 +367,9 @@ static uint64_t shm_lookup_pair(int world_rank, int local_rank) {
   return (uint64_t)(uint32_t)world_rank << 32 | (uint32_t)local_rank;
 }
 
-static int shm_local_of(shm_ctx_t *shm, int world_rank) {
-  uint64_t last = atomic_load_explicit(&shm->last_lookup, memory_order_relaxed);
-  if ((uint32_t)(last >> 32) == (uint32_t)world_rank)
-    return (int)(uint32_t)last;
+/* shm_local_of past its remembered pair: a binary search. */
+static __attribute__((noinline)) int shm_local_search(shm_ctx_t *shm,
+                                                      int world_rank) {
   int lo = 0, hi = shm->local_size - 1;
   while (lo <= hi) {
     int mid = lo + (hi - lo) / 2;
@@ -386,6 +385,17 @@ static int shm_local_of(shm_ctx_t *shm, int world_rank) {
       hi = mid - 1;
   }
   return -1;
+}
+
+/* The local rank of a world rank, -1 when it has none here.  The
+ * remembered pair inline: every send asks, and the call was ~6
+ * instructions of each (bench/NOTES.md, lat27). */
+__attribute__((always_inline)) static inline int shm_local_of(shm_ctx_t *shm,
+                                                              int world_rank) {
+  uint64_t last = atomic_load_explicit(&shm->last_lookup, memory_order_relaxed);
+  if ((uint32_t)(last >> 32) == (uint32_t)world_rank)
+    return (int)(uint32_t)last;
+  return shm_local_search(shm, world_rank);
 }
 
 static uint32_t shm_round_pow2(long value) {
@@ -1142,7 +1152,8 @@ static hc_status_t shm_push_pooled(shm_ctx_t *shm, int peer,
 /* Whether the ring to peer is empty (peer took every packet), asked as
  * SHM_BOX_SKIPS says: a send that finds it so is sparse traffic (a
  * ping-pong), one that does not is part of a stream. */
-static int shm_ring_idle(shm_ctx_t *shm, int peer) {
+__attribute__((always_inline)) static inline int shm_ring_idle(shm_ctx_t *shm,
+                                                               int peer) {
   if (shm->box_skips[peer] > 0) {
     shm->box_skips[peer]--;
     return 0;

@@ -245,8 +245,15 @@ int hc_shm_ring_writable(hc_shm_ring_t *ring);
 
 /* Producer: nonzero when the consumer released every cell pushed so far.
  * Reads the consumer's index only when a push happened since it last
- * found the ring empty. */
-int hc_shm_ring_drained(hc_shm_ring_t *ring);
+ * found the ring empty.  Inline: every small send asks it. */
+static inline int hc_shm_ring_drained(hc_shm_ring_t *ring) {
+  uint64_t tail = atomic_load_explicit(ring->tail_word, memory_order_relaxed);
+  if (tail == ring->cached_head)
+    return 1;
+  ring->cached_head =
+      atomic_load_explicit(ring->head_word, memory_order_acquire);
+  return tail == ring->cached_head;
+}
 
 /* Consumer: 1 when the ring holds at most one packet unread (the one at
  * its head, which may be the one being handled). */
