@@ -25,11 +25,6 @@ void hc_shm_fastbox_attach(hc_shm_fastbox_end_t *end,
   end->last = atomic_load_explicit(&box->seq, memory_order_acquire);
 }
 
-int hc_shm_fastbox_free(const hc_shm_fastbox_end_t *end) {
-  return atomic_load_explicit(&end->box->ack, memory_order_acquire) ==
-         end->last;
-}
-
 void hc_shm_fastbox_put(hc_shm_fastbox_end_t *end, const struct iovec *iov,
                         int iovcnt, size_t total) {
   struct hc_shm_fastbox *box = end->box;

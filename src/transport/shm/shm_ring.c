@@ -142,15 +142,6 @@ int hc_shm_ring_writable(hc_shm_ring_t *ring) {
          ring->mask;
 }
 
-int hc_shm_ring_drained(hc_shm_ring_t *ring) {
-  uint64_t tail = atomic_load_explicit(ring->tail_word, memory_order_relaxed);
-  if (tail == ring->cached_head)
-    return 1;
-  ring->cached_head =
-      atomic_load_explicit(ring->head_word, memory_order_acquire);
-  return tail == ring->cached_head;
-}
-
 int hc_shm_ring_holds_at_most_one(hc_shm_ring_t *ring) {
   struct hc_shm_ring_shared *s = ring->shared;
   uint64_t head = atomic_load_explicit(&s->head, memory_order_relaxed);

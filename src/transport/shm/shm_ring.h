@@ -223,6 +223,14 @@ static inline int hc_shm_ring_beyond(hc_shm_ring_t *ring, uint64_t head) {
   return 1;
 }
 
+/* Consumer: 1 when every cell this side knows of was taken (head at the
+ * tail last seen).  Reads no line the producer writes, so it says nothing
+ * of cells pushed since the last look; hc_shm_ring_may_hold asks that. */
+static inline int hc_shm_ring_known_empty(const hc_shm_ring_t *ring) {
+  return atomic_load_explicit(ring->head_word, memory_order_relaxed) ==
+         ring->cached_tail;
+}
+
 /* Consumer: 0 when the ring is empty, 1 when peek may find a cell.
  * Inline and one load of the producer's index at most, since every poll
  * asks it of every ring. */
@@ -237,8 +245,15 @@ int hc_shm_ring_writable(hc_shm_ring_t *ring);
 
 /* Producer: nonzero when the consumer released every cell pushed so far.
  * Reads the consumer's index only when a push happened since it last
- * found the ring empty. */
-int hc_shm_ring_drained(hc_shm_ring_t *ring);
+ * found the ring empty.  Inline: every small send asks it. */
+static inline int hc_shm_ring_drained(hc_shm_ring_t *ring) {
+  uint64_t tail = atomic_load_explicit(ring->tail_word, memory_order_relaxed);
+  if (tail == ring->cached_head)
+    return 1;
+  ring->cached_head =
+      atomic_load_explicit(ring->head_word, memory_order_acquire);
+  return tail == ring->cached_head;
+}
 
 /* Consumer: 1 when the ring holds at most one packet unread (the one at
  * its head, which may be the one being handled). */
