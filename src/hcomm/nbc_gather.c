@@ -133,11 +133,14 @@ void hc_nbc_build_scatterv(hc_nbc_sched_t *s, const char *sendbuf,
     hc_nbc_end_round(s);
     return;
   }
-  if (recvbuf != HCOMM_IN_PLACE)
-    hc_nbc_add_copy(s, sendbuf + sdispls[root], recvbuf, sbytes[root]);
+  /* The messages before the root's own block, so that a receiver that
+   * reads the root's buffer (a CMA rendezvous) or copies out what the
+   * send put in the transport's cells works while the root copies. */
   for (int r = 0; r < s->size; r++)
     if (r != root)
       hc_nbc_add_send(s, sendbuf + sdispls[r], sbytes[r], r);
+  if (recvbuf != HCOMM_IN_PLACE)
+    hc_nbc_add_copy(s, sendbuf + sdispls[root], recvbuf, sbytes[root]);
   hc_nbc_end_round(s);
 }
 

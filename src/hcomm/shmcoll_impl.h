@@ -148,11 +148,10 @@
  * SHMCOLL_DEEP_MAX; 256 of 4 KiB lane buffers).  A ring of 128 left a
  * 4-rank Bcast_init 8 B on 2 cores at 1.35x the blocking Bcast, which
  * itself took 1.24x with its ring cut to 128 (bench/NOTES.md, ainit24).
- * Only persistent
- * Bcasts, Reduces, Allreduces, Allgathers and Alltoalls of at most a cell
- * claim them (the last three for the reuse test's sake, shmcoll_lanes.c),
- * and only while one is fresh: every holder of a deep lane has the same
- * geometry. */
+ * Only persistent Bcasts, Reduces, Allreduces, Allgathers and Alltoalls
+ * of at most a cell claim them (the last three for the reuse test's sake,
+ * shmcoll_lanes.c), and only while one is fresh: every holder of a deep
+ * lane has the same geometry. */
 #define SHMCOLL_DEEP_LANES 4
 #define SHMCOLL_DEEP_CELL SHMCOLL_LINE
 #define SHMCOLL_DEEP_MAX 256

@@ -11,7 +11,8 @@
  * MPI_Request_free of an inactive one frees it, and MPI_Startall mixes
  * persistent point-to-point and collective requests.  Last, two active at
  * once finished one by one (MPI_Test, MPI_Wait) between collectives of
- * other kinds. */
+ * other kinds, and a start that cannot finish inside MPI_Start after one
+ * that did (MPI_Wait and MPI_Test must wait for the peers). */
 #include "mpitest.h"
 
 #define N 4        /* elements per block */
@@ -574,44 +575,149 @@ static void test_wait_done(void)
     free_all(&r, 1);
 }
 
-/* A start that its run outlives after one that finished it: rank 0 first
- * starts after rank 1 (told by a message sent after rank 1's start), so
- * that its run mostly finishes inside the start, and waits for it with a
- * status (the general path); then rank 0 starts while rank 1 holds back
- * (told after rank 0's start), so that run cannot finish inside it.  That
- * MPI_Wait without a status must still wait for the sum, not take the
- * earlier start's straight finish for this one's. */
+/* A start that finishes its run inside MPI_Start, then one that cannot,
+ * on the same requests: the second's MPI_Wait or MPI_Test must wait for
+ * the peers' data, never take the first start's straight finish for its
+ * own (the face request's coll_finished is written at every start;
+ * bench/NOTES.md, start26 and coll27).  Every round has two phases.  In
+ * the first, rank 0 starts last (after a message from every other rank,
+ * each sent after its own start), so its run finishes inside its start;
+ * in the second, rank 0 starts first and the others hold back until it
+ * tells them, so its run cannot finish before they start.  The rank that
+ * starts held back checks, where the round completes by MPI_Test, that
+ * every test says "not done" and leaves the output untouched, then
+ * releases the others and checks the sum of this phase's inputs (each
+ * start's inputs differ).  The rounds take turns: MPI_Start with
+ * MPI_Wait, with MPI_Test, MPI_Startall of two with MPI_Wait and with
+ * MPI_Test, MPI_Start with MPI_Wait filling a status.  On a duplicate
+ * communicator, whose segment's lanes are all fresh: a persistent
+ * collective holds a lane of its own (and may finish inside its start)
+ * only while the lanes last, and the tests above claim them all; its
+ * segment is made by its first blocking collective (the Barrier), which
+ * an _init does not do. */
+enum straight_completion {
+    STRAIGHT_WAIT,        /* MPI_Start, MPI_Wait without a status */
+    STRAIGHT_TEST,        /* MPI_Start, MPI_Test without a status */
+    STRAIGHT_ALL_WAIT,    /* MPI_Startall of both, MPI_Wait each */
+    STRAIGHT_ALL_TEST,    /* MPI_Startall of both, MPI_Test each */
+    STRAIGHT_WAIT_STATUS, /* MPI_Start, MPI_Wait with a status */
+    STRAIGHT_KINDS
+};
+
+#define STRAIGHT_TESTS 50 /* MPI_Test calls that must say "not done" */
+
+/* Rank q's input of phase `phase` (0: rank 0 last, 1: rank 0 first) of
+ * round `round` to request k (0: the double sum, 1: the int max). */
+static double straight_in(int q, int round, int phase, int k)
+{
+    return (q + 1) * 1000.0 + round * 10 + phase * 4 + k + 0.25;
+}
+
+static void straight_tell(MPI_Comm c, int tag)
+{
+    int token = tag;
+    for (int q = rank == 0 ? 1 : 0; q < (rank == 0 ? size : 1); q++)
+        MPI_Send(&token, 1, MPI_INT, q, tag, c);
+}
+
+static void straight_hear(MPI_Comm c, int tag)
+{
+    int token = -1;
+    for (int q = rank == 0 ? 1 : 0; q < (rank == 0 ? size : 1); q++) {
+        MPI_Recv(&token, 1, MPI_INT, q, tag, c, MPI_STATUS_IGNORE);
+        CHECK(token == tag, "token %d from %d, want %d", token, q, tag);
+    }
+}
+
+/* One rank's start of one phase: held (its peers start after it, once it
+ * tells them) or last (after every peer told it). */
+static void straight_phase(MPI_Comm c, MPI_Request *r, double *in,
+                           double *sum, int *imax, int *iin, int round,
+                           int phase, int held, enum straight_completion how)
+{
+    int n = how == STRAIGHT_ALL_WAIT || how == STRAIGHT_ALL_TEST ? 2 : 1;
+    int by_test = how == STRAIGHT_TEST || how == STRAIGHT_ALL_TEST;
+    double want_sum = 0;
+    for (int q = 0; q < size; q++)
+        want_sum += straight_in(q, round, phase, 0);
+    int want_max = (int)straight_in(size - 1, round, phase, 1);
+    if (!held)
+        straight_hear(c, 100 + phase);
+    *in = straight_in(rank, round, phase, 0);
+    *iin = (int)straight_in(rank, round, phase, 1);
+    *sum = -1;
+    *imax = -1;
+    if (n == 2)
+        CHECK(MPI_Startall(2, r) == MPI_SUCCESS, "startall");
+    else
+        CHECK(MPI_Start(&r[0]) == MPI_SUCCESS, "start");
+    if (held && by_test) {
+        /* Its peers are not there: no test may finish it. */
+        for (int t = 0; t < STRAIGHT_TESTS; t++)
+            for (int k = 0; k < n; k++) {
+                int flag = -1;
+                CHECK(MPI_Test(&r[k], &flag, MPI_STATUS_IGNORE) ==
+                              MPI_SUCCESS &&
+                          flag == 0,
+                      "round %d phase %d kind %d: request %d done (flag %d) "
+                      "before the peers started",
+                      round, phase, (int)how, k, flag);
+            }
+    }
+    if (held)
+        straight_tell(c, 100 + phase);
+    for (int k = 0; k < n; k++) {
+        if (by_test) {
+            int flag = 0;
+            while (!flag)
+                CHECK(MPI_Test(&r[k], &flag, MPI_STATUS_IGNORE) == MPI_SUCCESS,
+                      "test");
+        } else if (how == STRAIGHT_WAIT_STATUS) {
+            MPI_Status st;
+            st.MPI_SOURCE = -77;
+            st.MPI_TAG = -77;
+            st.MPI_ERROR = -77;
+            CHECK(MPI_Wait(&r[k], &st) == MPI_SUCCESS, "wait with a status");
+            int count = -1;
+            MPI_Get_count(&st, MPI_BYTE, &count);
+            CHECK(st.MPI_SOURCE == MPI_ANY_SOURCE &&
+                      st.MPI_TAG == MPI_ANY_TAG && count == 0,
+                  "round %d phase %d: status source %d tag %d count %d", round,
+                  phase, st.MPI_SOURCE, st.MPI_TAG, count);
+        } else {
+            CHECK(MPI_Wait(&r[k], MPI_STATUS_IGNORE) == MPI_SUCCESS, "wait");
+        }
+        CHECK(r[k] != MPI_REQUEST_NULL, "persistent request freed");
+    }
+    CHECK(*sum == want_sum, "round %d phase %d kind %d (%s): sum %g, want %g",
+          round, phase, (int)how, held ? "held back" : "started last", *sum,
+          want_sum);
+    if (n == 2)
+        CHECK(*imax == want_max, "round %d phase %d kind %d: max %d, want %d",
+              round, phase, (int)how, *imax, want_max);
+}
+
 static void test_wait_after_straight(void)
 {
-    MPI_Request r;
-    double in = rank + 0.25, out = 0, want = 0;
-    int token = 0;
-    for (int q = 0; q < size; q++)
-        want += q + 0.25;
-    MPI_Allreduce_init(&in, &out, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD,
-                       MPI_INFO_NULL, &r);
-    for (int round = 0; round < 20; round++) {
-        MPI_Status st;
-        out = -1;
-        if (rank == 0 && size > 1)
-            MPI_Recv(&token, 1, MPI_INT, 1, 6, MPI_COMM_WORLD,
-                     MPI_STATUS_IGNORE);
-        CHECK(MPI_Start(&r) == MPI_SUCCESS, "start");
-        if (rank == 1)
-            MPI_Send(&token, 1, MPI_INT, 0, 6, MPI_COMM_WORLD);
-        CHECK(MPI_Wait(&r, &st) == MPI_SUCCESS && out == want,
-              "round %d with a status: %g, want %g", round, out, want);
-        out = -1;
-        if (rank == 1)
-            MPI_Recv(&token, 1, MPI_INT, 0, 7, MPI_COMM_WORLD,
-                     MPI_STATUS_IGNORE);
-        CHECK(MPI_Start(&r) == MPI_SUCCESS, "held start");
-        if (rank == 0 && size > 1)
-            MPI_Send(&token, 1, MPI_INT, 1, 7, MPI_COMM_WORLD);
-        CHECK(MPI_Wait(&r, MPI_STATUS_IGNORE) == MPI_SUCCESS && out == want,
-              "round %d held back: %g, want %g", round, out, want);
+    if (size < 2)
+        return;
+    MPI_Comm c;
+    MPI_Request r[2];
+    double in = 0, sum = 0;
+    int iin = 0, imax = 0;
+    MPI_Comm_dup(MPI_COMM_WORLD, &c);
+    MPI_Barrier(c);
+    MPI_Allreduce_init(&in, &sum, 1, MPI_DOUBLE, MPI_SUM, c, MPI_INFO_NULL,
+                       &r[0]);
+    MPI_Allreduce_init(&iin, &imax, 1, MPI_INT, MPI_MAX, c, MPI_INFO_NULL,
+                       &r[1]);
+    for (int round = 0; round < 4 * STRAIGHT_KINDS; round++) {
+        enum straight_completion how = round % STRAIGHT_KINDS;
+        straight_phase(c, r, &in, &sum, &imax, &iin, round, 0, rank != 0, how);
+        straight_phase(c, r, &in, &sum, &imax, &iin, round, 1, rank == 0, how);
     }
-    free_all(&r, 1);
+    free_all(r, 2);
+    MPI_Comm_free(&c);
 }
 
 /* What MPI_Start's and MPI_Wait's fast paths for persistent collectives
