@@ -664,47 +664,6 @@ START_TEST(test_shm_fastbox_ring_and_pool_keep_order) {
 }
 END_TEST
 
-static const size_t box_skip_sizes[] = {8};
-
-/* The drain that takes a box packet and stops without looking at the ring
- * (shm_drain_peer: the ring was empty at its last look) leaves the ring's
- * packets for a later poll.  Rank 0 puts packet 0 in the box and packet 1
- * in the ring (the box is still taken); rank 1 makes one poll, which takes
- * packet 0 alone; then rank 0 sends 2 and 3, which must not pass packet 1
- * by going into the freed box while the ring still holds it.  Every packet
- * must arrive once, in order. */
-static void body_box_skip(harness_t *h) {
-  stream_sizes = box_skip_sizes;
-  stream_nsizes = 1;
-  hc_status_t rc;
-  if (h->me == 0) {
-    for (uint32_t seq = 0; seq < 2; seq++) {
-      stream_send(h, 1, seq, 0, &rc);
-      expect(rc == HC_OK, "box and ring take a packet each", __LINE__);
-    }
-    harness_barrier(h);
-    harness_barrier(h); /* rank 1 polled once */
-    for (uint32_t seq = 2; seq < 4; seq++) {
-      stream_send(h, 1, seq, 0, &rc);
-      expect(rc == HC_OK, "the ring takes two more", __LINE__);
-    }
-  } else {
-    inbox.mode = INBOX_STREAM;
-    harness_barrier(h);
-    expect(ops->progress(h->ctx) == 1 && inbox.count == 1,
-           "one poll took the box's packet and left the ring's", __LINE__);
-    harness_barrier(h);
-    pump_until(h, 4);
-    expect(inbox.bad == 0, "every packet intact and in order", __LINE__);
-    expect(inbox.next_seq[0] == 4, "all packets", __LINE__);
-  }
-}
-
-START_TEST(test_shm_box_skip_leaves_ring_packets_in_order) {
-  harness_run(2, body_box_skip);
-}
-END_TEST
-
 START_TEST(test_shm_small_cells_from_env_and_fini_on_half_init) {
   setenv("HCMPI_SHM_CELL_SIZE", "1k", 1);
   setenv("HCMPI_SHM_CELLS", "4", 1);
@@ -774,7 +733,6 @@ static Suite *shm_suite(void) {
   tcase_add_test(tc, test_shm_named_segment_when_memfd_disabled);
   tcase_add_test(tc, test_shm_four_ranks_all_pairs_stream_in_order);
   tcase_add_test(tc, test_shm_fastbox_ring_and_pool_keep_order);
-  tcase_add_test(tc, test_shm_box_skip_leaves_ring_packets_in_order);
   tcase_add_test(tc, test_shm_small_cells_from_env_and_fini_on_half_init);
   tcase_add_test(tc, test_shm_cma_min_from_cpu_profile_unless_set);
   suite_add_tcase(s, tc);

@@ -1335,45 +1335,19 @@ static void shm_help(shm_ctx_t *shm, int p, const void *slot, size_t len) {
 /* Delivers up to max packets from p's fast box and ring, oldest first;
  * wakes p if it waits for ring space or for the pool cells handed back.
  * Inlined into both its callers, as it was into the one before
- * shm_progress_marked (a call cost a 2-rank round trip ~25 instructions).
- *
- * Order: p fills its box only while its ring to me is drained (every
- * packet in it released here, shm_box_takes) and the box free (the last
- * box packet released here), so a packet in the box is older than every
- * packet in the ring, and a packet in the ring older than any box packet
- * put after it.  Hence each turn looks at the box before the ring, and
- * once more after the ring's peek (a box filled after the look at the box
- * and before a ring packet put behind it is the older).  Looking at the
- * ring less often can only leave its packets for a later call, never let
- * a box packet pass them: p cannot put another box packet until they are
- * released.  So after a box packet the drain ends when the ring was empty
- * at the last look (the common ping-pong: the peek would read the
- * producer's line and find nothing, 17 instructions a packet); a ring
- * packet that came meanwhile is found by the next poll, which looks at the
- * ring (shm_peer_may_have_sent), as the sleep's test does
- * (hc_shm_ring_readable).  check_shm's
- * test_shm_box_skip_leaves_ring_packets_in_order takes this path.
- *
- * The fence and the waiting flags after the loop concern ring cells and
- * pool cells handed back; a drain that took only box packets freed
- * neither (a sender never waits for its box: a taken box sends through
- * the ring), so it skips them, and its fence (the only full fence of a
- * light-fenced 2-rank round trip, draining the ack's store on the path to
- * the reply). */
+ * shm_progress_marked (a call cost a 2-rank round trip ~25 instructions). */
 __attribute__((always_inline)) static inline int
 shm_drain_peer(shm_ctx_t *shm, int p, int max) {
   hc_shm_ring_t *ring = &shm->in[p];
-  int done = 0, from_ring = 0, pooled = 0;
+  int done = 0, pooled = 0;
   const void *data = NULL;
   size_t len = 0;
   uint32_t tag;
   while (done < max && !shm->in_corrupt[p]) {
-    /* Seeing the ring's packet (an acquire of its index) made a box
-     * filled before it visible. */
+    /* The box's packet is older than the ring's; seeing the ring's packet
+     * (an acquire of its index) made a box filled before it visible. */
     if (hc_shm_fastbox_holds(&shm->box_in[p])) {
       done += shm_take_box(shm, p);
-      if (hc_shm_ring_known_empty(ring))
-        break;
       continue;
     }
     data = hc_shm_ring_peek_tagged(ring, &len, &tag);
@@ -1390,12 +1364,11 @@ shm_drain_peer(shm_ctx_t *shm, int p, int max) {
     else
       shm_ring_corrupt(shm, p, "a bad pool reference");
     hc_shm_ring_release(ring);
-    from_ring++;
     done++;
   }
   if (data == NULL && len == HC_SHM_RING_CORRUPT && !shm->in_corrupt[p])
     shm_ring_corrupt(shm, p, "a corrupt ring");
-  if (from_ring > 0) {
+  if (done > 0) {
     atomic_thread_fence(memory_order_seq_cst);
     if (hc_shm_ring_take_waiting(ring) |
         (pooled > 0 && hc_shm_pool_take_waiting(&shm->pools[p])))

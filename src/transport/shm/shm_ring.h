@@ -223,14 +223,6 @@ static inline int hc_shm_ring_beyond(hc_shm_ring_t *ring, uint64_t head) {
   return 1;
 }
 
-/* Consumer: 1 when every cell this side knows of was taken (head at the
- * tail last seen).  Reads no line the producer writes, so it says nothing
- * of cells pushed since the last look; hc_shm_ring_may_hold asks that. */
-static inline int hc_shm_ring_known_empty(const hc_shm_ring_t *ring) {
-  return atomic_load_explicit(ring->head_word, memory_order_relaxed) ==
-         ring->cached_tail;
-}
-
 /* Consumer: 0 when the ring is empty, 1 when peek may find a cell.
  * Inline and one load of the producer's index at most, since every poll
  * asks it of every ring. */
