@@ -234,18 +234,32 @@ int hc_shmcoll_bcast_now(hc_shmcoll_t *sc, hcomm_comm_t *comm,
   return ran ? 1 : -1;
 }
 
+/* Two ranks' boxed posts of number s, combined whole into dst: rank 1's
+ * copied, rank 0's combined into it, as hc_shmcoll_combine orders them,
+ * without its loop over the ranks nor its call. */
+static inline void shmcoll_combine_pair(const hc_shmcoll_t *sc, uint32_t s,
+                                        void *dst, size_t count,
+                                        const hcomm_reduce_op_t *rop) {
+  hc_copy_small(dst, shmcoll_box(sc, 1, s)->data, count * rop->elem_size);
+  rop->fn(shmcoll_box(sc, 0, s)->data, dst, count, rop->ctx);
+}
+
 /* root -1: an Allreduce.  As shmcoll_reduce_step's whole reduction: the
  * rank posts its input (in) as collective number s, a Reduce's other rank
  * (out NULL) is then done; the others combine into out once every rank
  * posted, or leave that to the op's path (0, nothing finished).  The lock
  * held throughout.  Inline: the blocking form's path and the persistent
- * form's each take it with their own constants. */
-__attribute__((always_inline)) static inline int shmcoll_reduce_post_locked(
-    hc_shmcoll_t *sc, uint32_t s, unsigned char *mine, const unsigned char *in,
-    unsigned char *out, size_t count, const hcomm_reduce_op_t *rop, int root) {
+ * form's each take it with their own constants; pair 1 (a constant): an
+ * Allreduce of two ranks whose post is boxed, which a persistent one's
+ * start tells from its op in two compares. */
+__attribute__((always_inline)) static inline int
+shmcoll_reduce_post_locked(hc_shmcoll_t *sc, uint32_t s, unsigned char *mine,
+                           const unsigned char *in, unsigned char *out,
+                           size_t count, const hcomm_reduce_op_t *rop, int root,
+                           int pair) {
   size_t bytes = count * rop->elem_size;
   /* mine NULL where the post is boxed */
-  int where = shmcoll_reduce_where(sc, root, bytes);
+  int where = pair ? SHMCOLL_IN_BOX : shmcoll_reduce_where(sc, root, bytes);
   /* A root that is not in place combines its input where it lies. */
   const unsigned char *own = root >= 0 && out != NULL && out != in ? in : NULL;
   if (own == NULL && where != SHMCOLL_IN_BUFFER)
@@ -259,7 +273,10 @@ __attribute__((always_inline)) static inline int shmcoll_reduce_post_locked(
   }
   if (!shmcoll_now_posts(sc, s, where))
     return 0;
-  hc_shmcoll_combine(sc, s, bytes, out, 0, count, rop, own, where);
+  if (pair)
+    shmcoll_combine_pair(sc, s, out, count, rop);
+  else
+    hc_shmcoll_combine(sc, s, bytes, out, 0, count, rop, own, where);
   if (where != SHMCOLL_IN_BUFFER)
     shmcoll_box_seen(sc, s);
   shmcoll_publish(sc, SHMCOLL_DONE, s);
@@ -283,7 +300,8 @@ int hc_shmcoll_reduce_now(hc_shmcoll_t *sc, hcomm_comm_t *comm,
   }
   const unsigned char *in = sendbuf == HCOMM_IN_PLACE ? recvbuf : sendbuf;
   unsigned char *out = root < 0 || root == sc->rank ? recvbuf : NULL;
-  int ran = shmcoll_reduce_post_locked(sc, s, mine, in, out, count, rop, root);
+  int ran =
+      shmcoll_reduce_post_locked(sc, s, mine, in, out, count, rop, root, 0);
   if (ran)
     hc_engine_unlock();
   return ran;
@@ -409,9 +427,18 @@ static int shmcoll_reduce_op_now_locked(hc_shmcoll_op_t *op) {
              (mine = shmcoll_op_now_slot(op, bytes, &s)) == NULL) {
     return HC_SHMCOLL_NOW_NONE;
   }
+  /* A two-rank Allreduce (boxed: as every rank's post): the step compiled
+   * for it, so that its post, its wait and its combine test nothing more
+   * of root, place or ranks, and the combine is shmcoll_combine_pair's
+   * (2 ranks, 8 B: ~100 instructions less per start; bench/NOTES.md,
+   * ainit28). */
+  if (where == SHMCOLL_IN_BOX && op->sc->size == 2)
+    return shmcoll_op_now_end(
+        op, shmcoll_reduce_post_locked(op->sc, s, NULL, op->in, op->out,
+                                       op->size, &op->op, -1, 1));
   return shmcoll_op_now_end(
       op, shmcoll_reduce_post_locked(op->sc, s, mine, op->in, op->out, op->size,
-                                     &op->op, op->root));
+                                     &op->op, op->root, 0));
 }
 
 /* A persistent Allgather or Alltoall of equal blocks, of one lane buffer
