@@ -12,7 +12,8 @@
  * persistent point-to-point and collective requests.  Last, two active at
  * once finished one by one (MPI_Test, MPI_Wait) between collectives of
  * other kinds, and a start that cannot finish inside MPI_Start after one
- * that did (MPI_Wait and MPI_Test must wait for the peers). */
+ * that did (MPI_Wait and MPI_Test must wait for the peers), and a
+ * non-commutative user op's product through the straight start. */
 #include "mpitest.h"
 
 #define N 4        /* elements per block */
@@ -726,6 +727,70 @@ static void test_wait_after_straight(void)
  * pointer (MPI_ERR_ARG), a request that is not persistent
  * (MPI_ERR_REQUEST), a persistent collective's handle after its
  * MPI_Request_free (MPI_ERR_REQUEST); a good start after each. */
+/* A 2x2 matrix of unsigned (wrapping) entries: the product, in rank
+ * order, is a reduction whose operands must not be swapped. */
+typedef struct { unsigned m[4]; } mat2_t;
+
+static mat2_t mat2_mul(mat2_t a, mat2_t b)
+{
+    mat2_t c;
+    c.m[0] = a.m[0] * b.m[0] + a.m[1] * b.m[2];
+    c.m[1] = a.m[0] * b.m[1] + a.m[1] * b.m[3];
+    c.m[2] = a.m[2] * b.m[0] + a.m[3] * b.m[2];
+    c.m[3] = a.m[2] * b.m[1] + a.m[3] * b.m[3];
+    return c;
+}
+
+/* MPI's order: inout = in op inout, in the earlier rank's. */
+static void mat2_op(void *in, void *inout, int *len, MPI_Datatype *type)
+{
+    (void)type;
+    mat2_t *a = in, *b = inout;
+    for (int i = 0; i < *len; i++)
+        b[i] = mat2_mul(a[i], b[i]);
+}
+
+static mat2_t mat2_of(int r, int it)
+{
+    mat2_t x = {{(unsigned)r + 2, (unsigned)(it % 7) + 1, (unsigned)(r % 3),
+                 (unsigned)(it % 5) + 1}};
+    return x;
+}
+
+/* A non-commutative user op's Allreduce_init of one 16-byte element, in
+ * place, on a duplicate made fresh by a Barrier, so that its starts take
+ * the lane's straight step (two ranks: its pair combine, which must
+ * combine rank 0's operand into rank 1's, not the other way). */
+static void test_noncommutative_straight(void)
+{
+    MPI_Comm c;
+    MPI_Datatype t;
+    MPI_Op op;
+    MPI_Request r;
+    mat2_t x;
+    MPI_Comm_dup(MPI_COMM_WORLD, &c);
+    MPI_Barrier(c);
+    MPI_Type_contiguous(4, MPI_UNSIGNED, &t);
+    MPI_Type_commit(&t);
+    MPI_Op_create(mat2_op, 0, &op);
+    MPI_Allreduce_init(MPI_IN_PLACE, &x, 1, t, op, c, MPI_INFO_NULL, &r);
+    for (int it = 0; it < iters; it++) {
+        x = mat2_of(rank, it);
+        mat2_t want = mat2_of(0, it);
+        for (int q = 1; q < size; q++)
+            want = mat2_mul(want, mat2_of(q, it));
+        CHECK(MPI_Start(&r) == MPI_SUCCESS, "Start");
+        CHECK(MPI_Wait(&r, MPI_STATUS_IGNORE) == MPI_SUCCESS, "Wait");
+        for (int i = 0; i < 4; i++)
+            CHECK(x.m[i] == want.m[i], "start %d: product entry %d %u, want %u",
+                  it, i, x.m[i], want.m[i]);
+    }
+    MPI_Request_free(&r);
+    MPI_Op_free(&op);
+    MPI_Type_free(&t);
+    MPI_Comm_free(&c);
+}
+
 static void test_start_bad_handles(void)
 {
     MPI_Request r, null = MPI_REQUEST_NULL;
@@ -790,6 +855,7 @@ int main(int argc, char **argv)
     test_single_completions();
     test_wait_done();
     test_wait_after_straight();
+    test_noncommutative_straight();
     test_start_bad_handles();
     MPI_Finalize();
     if (rank == 0)
