@@ -80,6 +80,12 @@ typedef struct hc_peer {
   /* Why (HC_ERR_PEER_*), once failed. */
   hc_status_t failure;
   int watched; /* its transport's watch was called */
+  /* Size classes (bit k: gets of 2^k to 2^(k+1)-1 bytes) of the
+   * single-copy gets from it already logged at debug level: each class is
+   * logged once, the rest only counted (rndv_get), since a line per
+   * rendezvous slowed the very runs that read the log (bench/NOTES.md,
+   * sched27, far28). */
+  uint64_t gets_logged;
 } hc_peer_t;
 
 typedef struct hc_engine {

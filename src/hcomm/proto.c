@@ -573,6 +573,22 @@ static void proto_count_pipelined(size_t bytes) {
   hc_counters.rndv_pipelined.bytes += bytes;
 }
 
+/* The first single-copy get of each size class from peer, at debug level
+ * (hc_peer_t.gets_logged); the rest are counted in rndv_get. */
+static void proto_log_get(hc_peer_t *peer, size_t bytes) {
+  /* bytes > 0: an empty rendezvous finishes without a get. */
+  int size_class = 63 - __builtin_clzll((unsigned long long)bytes);
+  uint64_t bit = (uint64_t)1 << size_class;
+  if (peer->gets_logged & bit)
+    return;
+  peer->gets_logged |= bit;
+  size_t low = (size_t)1 << size_class;
+  hc_log(HC_LOG_DEBUG, "engine",
+         "single-copy get of %zu B from rank %d (the first of %zu-%zu B from "
+         "it; the rest are counted in rndv_get)",
+         bytes, peer->world_rank, low, low + (low - 1));
+}
+
 /* A matched rendezvous receive: single-copy get when the transport can,
  * else ask the sender to stream DATA packets (CTS). */
 static void proto_rndv_start(hcomm_request_t *req) {
@@ -610,8 +626,7 @@ static void proto_rndv_start(hcomm_request_t *req) {
     hc_counters.rndv_get.messages++;
     hc_counters.rndv_get.bytes += req->take;
     if (hc_log_level() >= HC_LOG_DEBUG)
-      hc_log(HC_LOG_DEBUG, "engine", "single-copy get of %zu B from rank %d",
-             req->take, req->peer);
+      proto_log_get(peer, req->take);
     proto_control(req->peer, HC_PKT_FIN, req->remote_id, 0, 0);
     req->landed = req->take;
     proto_finish_recv(req);
