@@ -52,9 +52,6 @@ struct hc_shm_fastbox {
   unsigned char data[]; /* to the box's size less HC_SHM_FASTBOX_HDR */
 };
 
-/* The most lines past the sequence word's that a poll asks for. */
-#define HC_SHM_FASTBOX_POLL_AHEAD 3
-
 /* One side's view: the box, its capacity (from the size this side was
  * given, never from the shared words) and the number this side last put
  * (sender) or took (receiver). */
@@ -66,10 +63,6 @@ typedef struct hc_shm_fastbox_end {
    * the cores share; 0 where the receiver likely runs next on this very
    * core (more ranks than processors), which the push would only slow. */
   int demote;
-  /* Receiver: the lines past the sequence word's that the last packet
-   * taken covered, at most HC_SHM_FASTBOX_POLL_AHEAD; the polls ask for
-   * them too (see _holds). */
-  int spill;
 } hc_shm_fastbox_end_t;
 
 /* 1 when bytes is a box size: whole cache lines from _MIN to _MAX. */
@@ -101,12 +94,6 @@ void hc_shm_fastbox_put(hc_shm_fastbox_end_t *end, const struct iovec *iov,
  * poll asks it of every peer; an impossible number counts as waiting so
  * that peek reports it. */
 static inline int hc_shm_fastbox_holds(const hc_shm_fastbox_end_t *end) {
-  /* A ping-pong of packets of two lines or more: the second line is asked
-   * for while the first is polled, so that when the sender writes both
-   * they cross together instead of one after the other. */
-  for (int line = 1; line <= end->spill; line++)
-    __builtin_prefetch((const unsigned char *)end->box +
-                       (size_t)line * HC_SHM_RING_ALIGN);
   return atomic_load_explicit(&end->box->seq, memory_order_acquire) !=
          end->last;
 }
