@@ -721,12 +721,6 @@ static void test_wait_after_straight(void)
     MPI_Comm_free(&c);
 }
 
-/* What MPI_Start's and MPI_Wait's fast paths for persistent collectives
- * must leave to the checks one by one: MPI_REQUEST_NULL (Start:
- * MPI_ERR_REQUEST; Wait: at once, an empty status), a NULL request
- * pointer (MPI_ERR_ARG), a request that is not persistent
- * (MPI_ERR_REQUEST), a persistent collective's handle after its
- * MPI_Request_free (MPI_ERR_REQUEST); a good start after each. */
 /* A 2x2 matrix of unsigned (wrapping) entries: the product, in rank
  * order, is a reduction whose operands must not be swapped. */
 typedef struct { unsigned m[4]; } mat2_t;
@@ -791,6 +785,12 @@ static void test_noncommutative_straight(void)
     MPI_Comm_free(&c);
 }
 
+/* What MPI_Start's and MPI_Wait's fast paths for persistent collectives
+ * must leave to the checks one by one: MPI_REQUEST_NULL (Start:
+ * MPI_ERR_REQUEST; Wait: at once, an empty status), a NULL request
+ * pointer (MPI_ERR_ARG), a request that is not persistent
+ * (MPI_ERR_REQUEST), a persistent collective's handle after its
+ * MPI_Request_free (MPI_ERR_REQUEST); a good start after each. */
 static void test_start_bad_handles(void)
 {
     MPI_Request r, null = MPI_REQUEST_NULL;
