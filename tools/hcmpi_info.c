@@ -113,20 +113,20 @@ static void info_size_text(size_t bytes, char *text, size_t len) {
 static void info_cpu_profile(void) {
   const char *const thresholds[] = {
       "HCMPI_SHM_CMA_MIN", "HCMPI_SHM_CMA_HELP_MIN", "HCMPI_SHM_FAR_READ_MIN",
-      "HCMPI_COLL_SHM_STREAM_MIN"};
+      "HCMPI_SHM_FAR_CELL_STREAM_MIN", "HCMPI_COLL_SHM_STREAM_MIN"};
   printf("  cpu profile      %s\n", hc_cpu_profile()->name);
   for (size_t i = 0; i < sizeof thresholds / sizeof thresholds[0]; i++) {
     size_t fallback = 0;
     char text[32];
     hc_cpu_profile_default(thresholds[i], &fallback);
     info_size_text(hc_env_size(thresholds[i], fallback), text, sizeof text);
-    printf("    %-26s %s%s\n", thresholds[i], text,
+    printf("    %-30s %s%s\n", thresholds[i], text,
            getenv(thresholds[i]) != NULL ? " (set)" : "");
   }
   /* No setting of its own: it caps HCMPI_EAGER_LIMIT's default. */
   char eager[32];
   info_size_text(hc_cpu_profile()->shm_eager_max, eager, sizeof eager);
-  printf("    %-26s %s%s\n", "shm eager max", eager,
+  printf("    %-30s %s%s\n", "shm eager max", eager,
          getenv("HCMPI_EAGER_LIMIT") != NULL ? " (HCMPI_EAGER_LIMIT set wins)"
                                              : "");
 }

@@ -40,6 +40,9 @@ static const hc_cpu_profile_t cpu_profile_amd = {
      * 3.7-5.4, 64 KiB 3-7 against 4-6, 16 KiB ping-pong 13.8 against 6.7
      * us; bench/NOTES.md, far25). */
     .shm_far_read_min = (size_t)1 << 20,
+    /* Far, cells filled past the cache, in a quiet window: 64-512 KiB
+     * 11.9-12.9 GB/s against the cells' 6.2-6.5 (1-2 runs, far28). */
+    .shm_far_cell_stream_min = (size_t)4 << 10,
     /* 4 ranks on 2 cores beside other jobs (amdcoll23), Bcast us, read /
      * segment / Open MPI, medians: 64 KiB 31.8 / 11.2 / 32.1, 1 MiB 329 /
      * 184 / 1077: a root that waits for three readers which share its
@@ -154,6 +157,8 @@ int hc_cpu_profile_default(const char *name, size_t *bytes) {
     *bytes = p->shm_lone_read_min;
   else if (strcmp(name, "HCMPI_SHM_FAR_READ_MIN") == 0)
     *bytes = p->shm_far_read_min;
+  else if (strcmp(name, "HCMPI_SHM_FAR_CELL_STREAM_MIN") == 0)
+    *bytes = p->shm_far_cell_stream_min;
   else if (strcmp(name, "HCMPI_COLL_SHM_CROWDED_BCAST_READ_MIN") == 0)
     *bytes = p->coll_shm_crowded_bcast_read_min;
   else if (strcmp(name, "HCMPI_COLL_SHM_CROWDED_YIELDS") == 0)

@@ -34,6 +34,10 @@ typedef struct hc_cpu_profile {
    * bytes is read with CMA, lone or in a stream; as large as shm_cma_min
    * turns the probe off. */
   size_t shm_far_read_min;
+  /* HCMPI_SHM_FAR_CELL_STREAM_MIN: where the placement probe found the two
+   * ranks far apart (as above), a sender fills its pool's cells of at
+   * least this many bytes with non-temporal stores; 0 never. */
+  size_t shm_far_cell_stream_min;
   /* HCMPI_COLL_SHM_CROWDED_BCAST_READ_MIN: on a node with more ranks than
    * CPUs, Bcasts of more than two ranks read the root's buffer from this
    * many bytes on (and from HCMPI_COLL_SHM_BCAST_READ_MIN); 0 never. */

@@ -279,16 +279,26 @@ const hc_env_entry_t hc_env_table[] = {
      "bytes are read with CMA, lone or in a stream, instead of streaming "
      "through the cells; as large as HCMPI_SHM_CMA_MIN: off; the default "
      "is the processor's (HCMPI_CPU_PROFILE)"},
+    {"HCMPI_SHM_FAR_CELL_STREAM_MIN", "auto: 4k on AMD; 0", "library",
+     "where the two ranks of a node sit on cores a cache line crosses "
+     "between slowly (the start-up ping-pong of HCMPI_SHM_FAR_READ_MIN, "
+     "run also where this is not 0, or HCMPI_SHM_PLACEMENT=far), a sender "
+     "writes messages of at least this many bytes into its cells with "
+     "non-temporal stores (past its cache: the receiver reads them from "
+     "memory instead of from the sender's core; x86-64 only); 0 never; "
+     "the default is the processor's (HCMPI_CPU_PROFILE)"},
     {"HCMPI_SHM_PLACEMENT", "auto", "library",
      "tests only: near or far skips the start-up ping-pong of "
-     "HCMPI_SHM_FAR_READ_MIN and takes that verdict; auto: the ping-pong's "
+     "HCMPI_SHM_FAR_READ_MIN and HCMPI_SHM_FAR_CELL_STREAM_MIN and takes "
+     "that verdict; auto: the ping-pong's "
      "(only on a node of two ranks, not crowded; else near)"},
     {"HCMPI_CPU_PROFILE", "auto", "library",
      "tests only: amd, intel or generic names the processor profile whose "
      "defaults the shared-memory thresholds take (HCMPI_SHM_CMA_MIN, "
      "HCMPI_SHM_CMA_HELP_MIN, HCMPI_COLL_SHM_STREAM_MIN, "
      "HCMPI_COLL_SHM_CROWDED_BCAST_READ_MIN, HCMPI_COLL_SHM_CROWDED_YIELDS, "
-     "HCMPI_SHM_EAGER_BUSY_MAX, HCMPI_SHM_LONE_READ_MIN, HCMPI_SHM_FAR_READ_MIN, the eager limit between ranks of a node "
+     "HCMPI_SHM_EAGER_BUSY_MAX, HCMPI_SHM_LONE_READ_MIN, HCMPI_SHM_FAR_READ_MIN, "
+     "HCMPI_SHM_FAR_CELL_STREAM_MIN, the eager limit between ranks of a node "
      "while HCMPI_EAGER_LIMIT is unset); unset: "
      "cpuid's vendor (AMD: amd, Intel: intel, others and non-x86: "
      "generic)"},
@@ -492,6 +502,7 @@ const hc_env_bounds_t hc_env_bounds[] = {
     {"HCMPI_SHM_CMA_HELP_MIN", 1, 0, 64 * ENV_GIB},
     {"HCMPI_SHM_LONE_READ_MIN", 1, 0, 64 * ENV_GIB},
     {"HCMPI_SHM_FAR_READ_MIN", 1, 0, 64 * ENV_GIB},
+    {"HCMPI_SHM_FAR_CELL_STREAM_MIN", 1, 0, 64 * ENV_GIB},
     {"HCMPI_SHM_EAGER_BUSY_MAX", 1, 0, 64 * ENV_GIB},
     {"HCMPI_SHM_CELLS", 0, 2, 65536},
     {"HCMPI_SHM_LIVENESS_MS", 0, 1, ENV_DAY_MS},

@@ -2,7 +2,9 @@
 # Runs tests/mpi/shm_placement.c on 2 ranks under the amd profile, the pair
 # never judged contended: placement forced far (rendezvous from
 # HCMPI_SHM_FAR_READ_MIN read with CMA: the profile's 1 MiB, and 16 KiB,
-# i.e. every one), forced near (all streamed through the cells), and the
+# i.e. every one), forced far with the reads off or CMA off (all streamed
+# through cells filled with non-temporal stores), forced near (all
+# streamed through the cells), and the
 # start-up ping-pong's own verdict, which each rank logs and which moves
 # the same bytes either way.  At debug level, a forced far run that reads
 # 17 rendezvous of four size classes logs one line per class, not 17.
@@ -12,6 +14,13 @@ unset HCMPI_SHM_CMA_MIN HCMPI_SHM_FAR_READ_MIN HCMPI_SHM_LONE_READ_MIN HCMPI_EAG
 HCMPI_SHM_PLACEMENT=far run_mpi_ok 2 shm_placement far 1048576
 HCMPI_SHM_PLACEMENT=far HCMPI_SHM_FAR_READ_MIN=16k run_mpi_ok 2 shm_placement far 16384
 HCMPI_SHM_PLACEMENT=near run_mpi_ok 2 shm_placement near 0
+# Far with the reads off: every rendezvous streams through cells the sender
+# fills past its cache (HCMPI_SHM_FAR_CELL_STREAM_MIN, here every pooled
+# send's); with CMA off the rendezvous' DATA packets take the same cells.
+HCMPI_SHM_PLACEMENT=far HCMPI_SHM_FAR_READ_MIN=4m HCMPI_SHM_FAR_CELL_STREAM_MIN=1 \
+    run_mpi_ok 2 shm_placement far 4194304
+HCMPI_SHM_PLACEMENT=far HCMPI_SHM_CMA=0 HCMPI_SHM_FAR_CELL_STREAM_MIN=1 \
+    run_mpi_ok 2 shm_placement near 0
 # Only where the shm transport runs (tests/tcp/mpi_suite_tcp.sh runs this
 # script with every peer over tcp).
 case ",${HCMPI_TRANSPORTS:-shm}," in

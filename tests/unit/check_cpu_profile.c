@@ -218,6 +218,9 @@ START_TEST(test_cpu_profile_default_by_name_is_the_profile_field) {
   ck_assert_int_eq(hc_cpu_profile_default("HCMPI_SHM_FAR_READ_MIN", &bytes), 0);
   ck_assert_uint_eq(bytes, p->shm_far_read_min);
   ck_assert_int_eq(
+      hc_cpu_profile_default("HCMPI_SHM_FAR_CELL_STREAM_MIN", &bytes), 0);
+  ck_assert_uint_eq(bytes, p->shm_far_cell_stream_min);
+  ck_assert_int_eq(
       hc_cpu_profile_default("HCMPI_COLL_SHM_CROWDED_YIELDS", &bytes), 0);
   ck_assert_uint_eq(bytes, p->coll_shm_crowded_yields);
   bytes = 7;

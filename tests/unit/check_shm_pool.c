@@ -2,8 +2,10 @@
  * The sender-owned cell pool on plain memory: shapes, fill and release,
  * exhaustion and reuse, demoting a filled cell, the checks a destination makes
  * on an index it was handed, reclaiming a dead destination's cells, the waiting
- * flag, and a forked owner streaming 50k cells to a consumer through a
- * MAP_SHARED mapping (indices passed through a pipe) with every byte checked.
+ * flag, fills past the cache (non-temporal stores) of any iov layout, and a
+ * forked owner streaming 50k cells to a consumer through a MAP_SHARED mapping
+ * (indices passed through a pipe) with every byte checked, with plain and
+ * with non-temporal fills.
  */
 #include <check.h>
 #include <sched.h>
@@ -94,6 +96,79 @@ START_TEST(test_pool_size_limit_and_gather) {
   ck_assert_int_eq(memcmp(got + sizeof a, b, sizeof b), 0);
   struct iovec one = {big, sizeof big};
   ck_assert_int_eq(hc_shm_pool_fill(&owner, 1, &one, 1, &index), HC_ERR_ARG);
+  free(mem);
+}
+END_TEST
+
+#define LAYOUT_CELL 4096
+#define LAYOUT_STREAM_MIN 300
+
+/* Splits len bytes into pieces lengths (the last takes the rest); odd
+ * lengths, some 0, some under 16, so pieces after the first start at any
+ * alignment in the cell. */
+static void layout_split(size_t len, int pieces, size_t *lengths) {
+  size_t left = len;
+  for (int i = 0; i < pieces - 1; i++) {
+    size_t want = (size_t)(i * 13 + 5) % 97 + (size_t)(i % 3 == 2) * 211;
+    lengths[i] = want < left ? want : left;
+    left -= lengths[i];
+  }
+  lengths[pieces - 1] = left;
+}
+
+/* Fills past the cache (hc_shm_pool_set_stream_min) hold the same bytes a
+ * plain fill would: 1, 2 and 7 pieces, the sources at odd offsets, totals
+ * below, at and above 64 and the threshold, up to a full cell; a cell
+ * holding another fill's bytes before, so a byte left unwritten shows.
+ * Below the threshold the plain copy runs, at and above it the stream. */
+START_TEST(test_pool_nontemporal_fills_keep_every_byte_of_any_layout) {
+  void *mem = pool_region(LAYOUT_CELL, 2);
+  hc_shm_pool_t owner, reader;
+  hc_shm_pool_attach(&owner, mem);
+  hc_shm_pool_attach(&reader, mem);
+  hc_shm_pool_set_stream_min(&owner, LAYOUT_STREAM_MIN);
+  /* Around 16, 64, 128, the threshold (300) and the cell (4096). */
+  static const size_t totals[] = {0,    1,    15,   16,   17,  63,  64,
+                                  65,   127,  128,  129,  299, 300, 301,
+                                  1000, 1023, 2049, 4095, 4096};
+  _Static_assert(LAYOUT_STREAM_MIN == 300 && LAYOUT_CELL == 4096,
+                 "totals straddle the threshold and fill a cell");
+  static const int layouts[] = {1, 2, 7};
+  static unsigned char source[LAYOUT_CELL + 64], want[LAYOUT_CELL];
+  uint32_t round = 0;
+  for (size_t t = 0; t < sizeof totals / sizeof totals[0]; t++)
+    for (size_t l = 0; l < sizeof layouts / sizeof layouts[0]; l++)
+      for (size_t offset = 0; offset < 18; offset += 3) {
+        size_t total = totals[t], lengths[7];
+        int pieces = layouts[l];
+        layout_split(total, pieces, lengths);
+        round++;
+        for (size_t i = 0; i < sizeof source; i++)
+          source[i] = (unsigned char)(i * 31 + round * 7);
+        struct iovec iov[7];
+        size_t at = offset, into = 0;
+        for (int i = 0; i < pieces; i++) {
+          /* Each piece from its own odd offset: a gap of i + 1 bytes. */
+          iov[i].iov_base = source + at;
+          iov[i].iov_len = lengths[i];
+          memcpy(want + into, source + at, lengths[i]);
+          into += lengths[i];
+          at += lengths[i] + (i + 1 < pieces && into < total ? 1 : 0);
+        }
+        ck_assert_uint_le(at, sizeof source);
+        uint32_t index;
+        ck_assert_int_eq(hc_shm_pool_fill(&owner, 3, iov, pieces, &index),
+                         HC_OK);
+        const unsigned char *got = hc_shm_pool_data(&reader, index, 3, total);
+        ck_assert_ptr_nonnull(got);
+        ck_assert_msg(memcmp(got, want, total) == 0,
+                      "total %zu, %d pieces, source offset %zu", total, pieces,
+                      offset);
+        hc_shm_pool_release(&reader, index);
+      }
+  /* Off again: plain fills, the same bytes. */
+  hc_shm_pool_set_stream_min(&owner, 0);
+  ck_assert_uint_eq(owner.stream_min, 0);
   free(mem);
 }
 END_TEST
@@ -194,10 +269,11 @@ static size_t stream_fill(unsigned char *buf, uint32_t seq) {
   return len;
 }
 
-static void stream_owner(void *mem, int wfd) {
+static void stream_owner(void *mem, int wfd, size_t stream_min) {
   hc_shm_pool_t owner;
   if (hc_shm_pool_attach(&owner, mem) != HC_OK)
     _exit(2);
+  hc_shm_pool_set_stream_min(&owner, stream_min);
   unsigned char buf[CELL];
   for (uint32_t seq = 0; seq < STREAM_COUNT; seq++) {
     struct iovec iov = {buf, stream_fill(buf, seq)};
@@ -211,7 +287,10 @@ static void stream_owner(void *mem, int wfd) {
   _exit(0);
 }
 
-START_TEST(test_pool_forked_owner_streams_50k_cells_intact) {
+/* The owner in another process; with stream_min its fills of that many
+ * bytes or more go past its cache, and their sfence must make every byte
+ * visible before the index goes out. */
+static void pool_forked_owner_streams_intact(size_t stream_min) {
   size_t bytes = hc_shm_pool_bytes(CELL, NCELLS);
   void *mem = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
                    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -223,7 +302,7 @@ START_TEST(test_pool_forked_owner_streams_50k_cells_intact) {
   ck_assert_int_ge(child, 0);
   if (child == 0) {
     close(fds[0]);
-    stream_owner(mem, fds[1]);
+    stream_owner(mem, fds[1], stream_min);
   }
   close(fds[1]);
   hc_shm_pool_t reader;
@@ -247,6 +326,15 @@ START_TEST(test_pool_forked_owner_streams_50k_cells_intact) {
   close(fds[0]);
   munmap(mem, bytes);
 }
+
+START_TEST(test_pool_forked_owner_streams_50k_cells_intact) {
+  pool_forked_owner_streams_intact(0);
+}
+END_TEST
+
+START_TEST(test_pool_forked_owner_streams_50k_nontemporal_cells_intact) {
+  pool_forked_owner_streams_intact(64);
+}
 END_TEST
 
 static Suite *shm_pool_suite(void) {
@@ -261,6 +349,9 @@ static Suite *shm_pool_suite(void) {
   tcase_add_test(tc, test_pool_reclaims_only_a_dead_destinations_cells);
   tcase_add_test(tc, test_pool_waiting_flag_is_taken_once);
   tcase_add_test(tc, test_pool_forked_owner_streams_50k_cells_intact);
+  tcase_add_test(tc,
+                 test_pool_forked_owner_streams_50k_nontemporal_cells_intact);
+  tcase_add_test(tc, test_pool_nontemporal_fills_keep_every_byte_of_any_layout);
   suite_add_tcase(s, tc);
   return s;
 }

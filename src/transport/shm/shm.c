@@ -296,6 +296,9 @@ typedef struct shm_ctx {
    * are far apart (shm_probe_placement): then rendezvous from there on
    * are read. */
   size_t far_read_min;
+  /* HCMPI_SHM_FAR_CELL_STREAM_MIN: where far, my pool's fills of this many
+   * bytes or more bypass my cache (hc_shm_pool_set_stream_min). */
+  size_t far_cell_stream_min;
   int far;
   /* The processor's shm_prefetch_next, off on a crowded node: the out
    * rings' prefetch_next, the in rings' read_published (both measured on
@@ -701,6 +704,8 @@ static hc_status_t shm_init(const hc_transport_init_args_t *args, void **ctx) {
       hc_env_size("HCMPI_SHM_LONE_READ_MIN", cpu->shm_lone_read_min);
   shm->far_read_min =
       hc_env_size("HCMPI_SHM_FAR_READ_MIN", cpu->shm_far_read_min);
+  shm->far_cell_stream_min = hc_env_size("HCMPI_SHM_FAR_CELL_STREAM_MIN",
+                                         cpu->shm_far_cell_stream_min);
   shm->runq_max =
       hc_env_long("HCMPI_SHM_STREAM_RUNQ_MAX", SHM_DEFAULT_RUNQ_MAX);
   atomic_flag_clear(&shm->runq_busy);
@@ -970,15 +975,19 @@ static int shm_probe_placement(shm_ctx_t *shm) {
   return far;
 }
 
-/* Whether rendezvous take HCMPI_SHM_FAR_READ_MIN: forced by
- * HCMPI_SHM_PLACEMENT, else probed where it could matter (two ranks, not
- * crowded, CMA on, the far threshold below the stream one). */
+/* Whether the pair takes its far choices (HCMPI_SHM_FAR_READ_MIN,
+ * HCMPI_SHM_FAR_CELL_STREAM_MIN): forced by HCMPI_SHM_PLACEMENT, else
+ * probed where one could matter (two ranks, not crowded; far reads with
+ * CMA on and the far threshold below the stream one, or far cell
+ * streaming on). */
 static int shm_choose_placement(shm_ctx_t *shm) {
   const char *forced = hc_env_string("HCMPI_SHM_PLACEMENT", "auto");
   if (strcmp(forced, "far") == 0 || strcmp(forced, "near") == 0)
     return strcmp(forced, "far") == 0;
-  if (shm->local_size != 2 || shm->crowded || !shm->cma_enabled ||
-      shm->far_read_min >= shm->cma_min || shm->runq_max <= 0)
+  int far_reads =
+      shm->cma_enabled && shm->far_read_min < shm->cma_min && shm->runq_max > 0;
+  if (shm->local_size != 2 || shm->crowded ||
+      (!far_reads && shm->far_cell_stream_min == 0))
     return 0;
   return shm_probe_placement(shm);
 }
@@ -995,6 +1004,13 @@ static hc_status_t shm_connected(void *ctx) {
   shm_copy_bells(shm);
   if (shm->local_size > 1)
     shm->far = shm_choose_placement(shm);
+  /* Far, the destination's copy out of a cell this core just wrote pulls
+   * each line across the slow link, and so does the next fill of the
+   * cell, from the destination's core; written past the cache, both go to
+   * memory instead (bench/NOTES.md, nt29). */
+  if (shm->far && shm->pools != NULL)
+    hc_shm_pool_set_stream_min(&shm->pools[shm->local_rank],
+                               shm->far_cell_stream_min);
   if (shm->linked) {
     if (shm_unlink(shm->name) != 0)
       hc_log(HC_LOG_WARN, "shm", "shm_unlink(%s): %s", shm->name,

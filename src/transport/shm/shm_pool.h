@@ -33,6 +33,9 @@ typedef struct hc_shm_pool {
   size_t stride;    /* bytes from one cell to the next */
   uint32_t ncells;
   uint32_t next; /* owner: first cell the next take looks at */
+  /* Owner: fills of at least this many bytes go past this core's cache
+   * (hc_shm_pool_set_stream_min); 0, as attach leaves it: none. */
+  size_t stream_min;
 } hc_shm_pool_t;
 
 /* Bytes a pool of ncells cells of cell_size payload bytes occupies, a
@@ -49,10 +52,21 @@ hc_status_t hc_shm_pool_attach(hc_shm_pool_t *pool, void *region);
 
 /* Owner: copies the iov pieces into a free cell reserved for dest and
  * stores its index in *index.  HC_ERR_ARG when they exceed cell_size,
- * HC_ERR_AGAIN when every cell is in flight.  Never blocks. */
+ * HC_ERR_AGAIN when every cell is in flight.  Never blocks.  A fill of
+ * stream_min bytes or more is written with non-temporal stores, all
+ * visible to other cores once this returns (so before the caller
+ * publishes the index). */
 hc_status_t hc_shm_pool_fill(hc_shm_pool_t *pool, uint32_t dest,
                              const struct iovec *iov, int iovcnt,
                              uint32_t *index);
+
+/* Owner: from now on fills of at least min bytes (0: none) bypass this
+ * core's cache, where the CPU has non-temporal stores (x86-64 with SSE2;
+ * elsewhere this does nothing): for a destination on a core a cache line
+ * crosses to slowly, which then reads the bytes from memory instead of
+ * from this core's cache, and the next fill of the cell takes no line
+ * back from the destination's core (bench/NOTES.md, far28, nt29). */
+void hc_shm_pool_set_stream_min(hc_shm_pool_t *pool, size_t min);
 
 /* After the cell's index went out: moves the lines of the cell's header
  * and its first len bytes to the cache level the cores share
@@ -63,7 +77,9 @@ void hc_shm_pool_demote(const hc_shm_pool_t *pool, uint32_t index, size_t len);
 /* Owner, between sends: asks for the lines of the header and first len
  * bytes of the cell the next fill looks at first, for writing
  * (hc_shm_prefetch_write), so that fill copies into lines this core holds
- * instead of taking each from the core that last read it. */
+ * instead of taking each from the core that last read it.  Nothing where
+ * a fill of len bytes would bypass the cache: the lines asked for would
+ * only be thrown out again by its stores. */
 void hc_shm_pool_prefetch_next(const hc_shm_pool_t *pool, size_t len);
 
 /* Destination: the payload of cell index, or NULL when the index, the
