@@ -40,8 +40,13 @@ static const hc_cpu_profile_t cpu_profile_amd = {
      * 3.7-5.4, 64 KiB 3-7 against 4-6, 16 KiB ping-pong 13.8 against 6.7
      * us; bench/NOTES.md, far25). */
     .shm_far_read_min = (size_t)1 << 20,
-    /* Far, cells filled past the cache, in a quiet window: 64-512 KiB
-     * 11.9-12.9 GB/s against the cells' 6.2-6.5 (1-2 runs, far28). */
+    /* Far, cells filled past the cache (window 64, quiet runs): 32-512
+     * KiB 10.6-13.1 GB/s against the plain cells' 5.5-6.3, one-way 16 /
+     * 64 KiB 4.3-4.7 / 7.5-10.0 us against 5.7 / 13.3; under load the
+     * lifted runq rule's far medians 16-64 KiB latency 13.0 / 26.6 us
+     * against 17.0 / 38.7; near never takes it (bench/NOTES.md, nt29);
+     * from 4 KiB, eager 4-16 KiB gained too (16 KiB 4.1 against 9.4 us
+     * filled plain, fastest reps). */
     .shm_far_cell_stream_min = (size_t)4 << 10,
     /* 4 ranks on 2 cores beside other jobs (amdcoll23), Bcast us, read /
      * segment / Open MPI, medians: 64 KiB 31.8 / 11.2 / 32.1, 1 MiB 329 /
