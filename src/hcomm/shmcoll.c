@@ -68,13 +68,10 @@
 #include "hcomm/core.h"
 #include "hcomm/nbc.h"
 #include "hcomm/shmcoll_impl.h"
+#include "util/copy.h"
 #include "util/fence.h"
 #include "util/smallmem.h"
 
-#if defined(__x86_64__) && defined(__SSE2__)
-#include <emmintrin.h>
-#define SHMCOLL_STREAM 1
-#endif
 
 static int shmcoll_ready(const hc_shmcoll_t *sc, int kind, int who,
                          uint32_t want) {
@@ -258,19 +255,12 @@ static int shmcoll_barrier_step(hc_shmcoll_op_t *op, uint32_t s) {
  * allgather 14-297 us against 12.0-12.3 us). */
 static void shmcoll_copy_in(unsigned char *dst, const unsigned char *src,
                             size_t n) {
-#ifdef SHMCOLL_STREAM
   size_t min = hc_shmcoll_tuning.stream_min;
-  if (min > 0 && n >= min && (uintptr_t)dst % 16 == 0) {
-    size_t body = n / 64 * 64;
-    for (size_t i = 0; i < body; i += 64)
-      for (size_t j = 0; j < 64; j += 16)
-        _mm_stream_si128((__m128i *)(dst + i + j),
-                         _mm_loadu_si128((const __m128i *)(src + i + j)));
-    _mm_sfence(); /* before the flag that publishes them */
-    memcpy(dst + body, src + body, n - body);
+  if (HC_COPY_STREAMS && min > 0 && n >= min) {
+    hc_copy_stream(dst, src, n);
+    hc_copy_stream_fence(); /* before the flag that publishes them */
     return;
   }
-#endif
   memcpy(dst, src, n);
 }
 

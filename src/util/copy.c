@@ -85,9 +85,49 @@ void hc_copy_host(void *dst, const void *src, size_t len) {
   memmove(dst, src, len);
 }
 
+/* Plain stores up to dst's first 16-byte boundary (a piece after an
+ * odd-sized one starts anywhere), 16-byte non-temporal stores from there,
+ * plain stores for the last 0-15 bytes; unaligned loads, so the source
+ * lies anywhere.  Plain and non-temporal stores into one line stay
+ * correct (a core keeps its own stores to one address in order); only the
+ * boundary lines pay. */
+void hc_copy_stream(void *dst, const void *src, size_t len) {
+  unsigned char *d = dst;
+  const unsigned char *s = src;
+  size_t at = (size_t)(-(uintptr_t)d & 15);
+  if (at > len)
+    at = len;
+  memcpy(d, s, at);
+  for (; len - at >= 64; at += 64) {
+    __m128i a = _mm_loadu_si128((const __m128i *)(s + at));
+    __m128i b = _mm_loadu_si128((const __m128i *)(s + at + 16));
+    __m128i c = _mm_loadu_si128((const __m128i *)(s + at + 32));
+    __m128i e = _mm_loadu_si128((const __m128i *)(s + at + 48));
+    _mm_stream_si128((__m128i *)(d + at), a);
+    _mm_stream_si128((__m128i *)(d + at + 16), b);
+    _mm_stream_si128((__m128i *)(d + at + 32), c);
+    _mm_stream_si128((__m128i *)(d + at + 48), e);
+  }
+  for (; len - at >= 16; at += 16)
+    _mm_stream_si128((__m128i *)(d + at),
+                     _mm_loadu_si128((const __m128i *)(s + at)));
+  memcpy(d + at, s + at, len - at);
+}
+
+/* x86 keeps ordinary stores in program order (TSO), so a release store
+ * orders them; non-temporal ones may become visible after it, and sfence
+ * orders them too. */
+void hc_copy_stream_fence(void) { _mm_sfence(); }
+
 #else
 
 int hc_copy_vector_usable(void) { return 0; }
+
+void hc_copy_stream(void *dst, const void *src, size_t len) {
+  memcpy(dst, src, len);
+}
+
+void hc_copy_stream_fence(void) {}
 
 void hc_copy_vector(void *dst, const void *src, size_t len) {
   memmove(dst, src, len);

@@ -44,4 +44,27 @@ int hc_copy_vector_usable(void);
  * usable, memmove. */
 void hc_copy_vector(void *dst, const void *src, size_t len);
 
+/* 1 where hc_copy_stream writes past the cache (x86-64: SSE2 is part of
+ * the base instruction set); 0 where it is a plain memcpy. */
+#if defined(__x86_64__) && defined(__GNUC__)
+#define HC_COPY_STREAMS 1
+#else
+#define HC_COPY_STREAMS 0
+#endif
+/* memcpy(dst, src, len) between ranges that do not overlap, the stores
+ * past this core's cache (non-temporal), for bytes another core reads
+ * next: that core then fetches them from memory instead of from this
+ * core's cache, and the next fill of the same lines takes none of them
+ * back from it (shared-memory cells of a far pair, bench/NOTES.md nt29;
+ * a collective's segment buffers beside other jobs, coll16e).  Any
+ * alignment of either end.  Non-temporal stores are weakly ordered: call
+ * hc_copy_stream_fence after the last copy and before the store that
+ * publishes the bytes. */
+void hc_copy_stream(void *dst, const void *src, size_t len);
+/* Makes every store before it, non-temporal ones included, visible to
+ * other cores before any store after it (x86's sfence; nothing where
+ * hc_copy_stream is a memcpy, whose stores the publishing release store
+ * already orders). */
+void hc_copy_stream_fence(void);
+
 #endif /* HC_UTIL_COPY_H */

@@ -9,7 +9,9 @@
  * destination; and ranges that overlap either way come out as memmove
  * leaves them.  The loop itself (hc_copy_vector), which
  * hc_copy_host takes on some CPUs only, is held to the same where this
- * CPU runs it, from 128 bytes up.
+ * CPU runs it, from 128 bytes up.  hc_copy_stream (non-temporal stores
+ * from the destination's first 16-byte boundary, plain stores at either
+ * end) copies exactly len bytes from and to every alignment mod 16.
  */
 #include <check.h>
 #include <stdint.h>
@@ -56,6 +58,22 @@ static void copy_check(size_t len, size_t soff, size_t doff) {
   if (len >= 128 && hc_copy_vector_usable())
     copy_check_by(hc_copy_vector, len, soff, doff);
 }
+
+static void copy_stream_fenced(void *dst, const void *src, size_t len) {
+  hc_copy_stream(dst, src, len);
+  hc_copy_stream_fence();
+}
+
+START_TEST(test_stream_every_alignment) {
+  static const size_t lens[] = {0,  1,  15,  16,  17,  31,   63,   64,
+                                65, 79, 127, 128, 129, 4095, 4096, 65537};
+  static const size_t soffs[] = {0, 1, 7, 8, 15};
+  for (size_t l = 0; l < sizeof lens / sizeof lens[0]; l++)
+    for (size_t s = 0; s < sizeof soffs / sizeof soffs[0]; s++)
+      for (size_t doff = 0; doff <= 16; doff++)
+        copy_check_by(copy_stream_fenced, lens[l], soffs[s], doff);
+}
+END_TEST
 
 START_TEST(test_lengths_around_bounds) {
   static const size_t lens[] = {
@@ -118,6 +136,7 @@ static Suite *copy_suite(void) {
   tcase_add_test(tc, test_every_alignment);
   tcase_add_test(tc, test_short_distances);
   tcase_add_test(tc, test_overlap_is_memmove);
+  tcase_add_test(tc, test_stream_every_alignment);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -4,10 +4,7 @@
 #include <stdatomic.h>
 #include <string.h>
 
-#if defined(__x86_64__) && defined(__SSE2__)
-#include <emmintrin.h>
-#define SHM_POOL_STREAM 1
-#endif
+#include "util/copy.h"
 
 #define SHM_POOL_MAGIC 0x68636d70706f6f6cULL /* "hcmppool" */
 #define SHM_POOL_ALIGN 64
@@ -91,12 +88,7 @@ hc_status_t hc_shm_pool_attach(hc_shm_pool_t *pool, void *region) {
 }
 
 void hc_shm_pool_set_stream_min(hc_shm_pool_t *pool, size_t min) {
-#ifdef SHM_POOL_STREAM
-  pool->stream_min = min;
-#else
-  (void)pool;
-  (void)min;
-#endif
+  pool->stream_min = HC_COPY_STREAMS ? min : 0;
 }
 
 /* Whether a fill of len bytes bypasses the cache. */
@@ -104,51 +96,17 @@ static int shm_pool_streams(const hc_shm_pool_t *pool, size_t len) {
   return pool->stream_min != 0 && len >= pool->stream_min;
 }
 
-#ifdef SHM_POOL_STREAM
-/* One piece of a streamed fill: plain stores up to dst's next 16-byte
- * boundary (a piece after an odd-sized one starts anywhere), 16-byte
- * non-temporal stores from there, plain stores for the last 0-15 bytes.
- * The source may lie at any alignment (unaligned loads).  Plain and
- * non-temporal stores into the same line stay correct (the core keeps its
- * own stores to one address in order); only the boundary lines pay. */
-static void shm_pool_stream_piece(unsigned char *dst, const unsigned char *src,
-                                  size_t len) {
-  size_t at = (size_t)(-(uintptr_t)dst & 15);
-  if (at > len)
-    at = len;
-  memcpy(dst, src, at);
-  for (; len - at >= 64; at += 64) {
-    __m128i a = _mm_loadu_si128((const __m128i *)(src + at));
-    __m128i b = _mm_loadu_si128((const __m128i *)(src + at + 16));
-    __m128i c = _mm_loadu_si128((const __m128i *)(src + at + 32));
-    __m128i d = _mm_loadu_si128((const __m128i *)(src + at + 48));
-    _mm_stream_si128((__m128i *)(dst + at), a);
-    _mm_stream_si128((__m128i *)(dst + at + 16), b);
-    _mm_stream_si128((__m128i *)(dst + at + 32), c);
-    _mm_stream_si128((__m128i *)(dst + at + 48), d);
-  }
-  for (; len - at >= 16; at += 16)
-    _mm_stream_si128((__m128i *)(dst + at),
-                     _mm_loadu_si128((const __m128i *)(src + at)));
-  memcpy(dst + at, src + at, len - at);
-}
-
-/* hc_shm_iov_gather with non-temporal stores.  x86 keeps ordinary stores
- * in program order (TSO), so the release store that later publishes the
- * cell's index orders the plain stores before it; non-temporal stores are
- * weakly ordered and may become visible after it.  The sfence makes every
- * store above globally visible before any store after it, so the
- * destination, whose acquire load sees the published index, sees every
- * byte of the cell. */
+/* hc_shm_iov_gather with non-temporal stores, all visible to other cores
+ * when it returns: the release store that later publishes the cell's
+ * index orders plain stores before it, not these (hc_copy_stream_fence). */
 static void shm_pool_gather_stream(unsigned char *dst, const struct iovec *iov,
                                    int iovcnt) {
   for (int i = 0; i < iovcnt; i++) {
-    shm_pool_stream_piece(dst, iov[i].iov_base, iov[i].iov_len);
+    hc_copy_stream(dst, iov[i].iov_base, iov[i].iov_len);
     dst += iov[i].iov_len;
   }
-  _mm_sfence();
+  hc_copy_stream_fence();
 }
-#endif
 
 /* The owner's next free cell, looking from its cursor: destinations hand
  * cells back roughly in the order they were sent, so the first look
@@ -181,11 +139,9 @@ hc_status_t hc_shm_pool_fill(hc_shm_pool_t *pool, uint32_t dest,
   c->dest = dest;
   c->len = (uint32_t)total;
   unsigned char *payload = (unsigned char *)c + SHM_POOL_CELL_HDR;
-#ifdef SHM_POOL_STREAM
   if (shm_pool_streams(pool, total))
     shm_pool_gather_stream(payload, iov, iovcnt);
   else
-#endif
     hc_shm_iov_gather(payload, iov, iovcnt);
   pool->next = (uint32_t)found + 1 == pool->ncells ? 0 : (uint32_t)found + 1;
   *index = (uint32_t)found;
