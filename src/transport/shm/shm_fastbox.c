@@ -22,6 +22,7 @@ void hc_shm_fastbox_attach(hc_shm_fastbox_end_t *end,
   end->box = box;
   end->max = (uint32_t)(bytes - HC_SHM_FASTBOX_HDR);
   end->demote = 1;
+  end->spill = 0;
   end->last = atomic_load_explicit(&box->seq, memory_order_acquire);
 }
 
@@ -66,6 +67,10 @@ const void *hc_shm_fastbox_peek(hc_shm_fastbox_end_t *end, size_t *len) {
   for (size_t off = HC_SHM_RING_ALIGN; off < HC_SHM_FASTBOX_HDR + box_len;
        off += HC_SHM_RING_ALIGN)
     __builtin_prefetch((const unsigned char *)box + off);
+  size_t beyond =
+      (HC_SHM_FASTBOX_HDR + box_len - 1) / HC_SHM_RING_ALIGN; /* lines */
+  end->spill = beyond < HC_SHM_FASTBOX_POLL_AHEAD ? (int)beyond
+                                                  : HC_SHM_FASTBOX_POLL_AHEAD;
   *len = box_len;
   return box->data;
 }
