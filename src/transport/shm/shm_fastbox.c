@@ -36,7 +36,7 @@ void hc_shm_fastbox_put(hc_shm_fastbox_end_t *end, const struct iovec *iov,
   /* Every line the packet covers, the sequence word's first; a packet of
    * one line gained nothing from it in a ping-pong and cost a stream of
    * 8-byte messages 3 % of its rate. */
-  if (end->demote && total > HC_SHM_RING_ALIGN - HC_SHM_FASTBOX_HDR)
+  if (end->demote && total > HC_SHM_FASTBOX_ONE_LINE)
     for (size_t off = 0; off < HC_SHM_FASTBOX_HDR + total;
          off += HC_SHM_RING_ALIGN)
       hc_shm_demote_line((const unsigned char *)box + off);
