@@ -173,6 +173,25 @@ START_TEST(test_fastbox_sizes_accepted) {
 }
 END_TEST
 
+/* The polls ask for the lines past the sequence word's that the last
+ * packet covered (so a ping-pong's two lines cross together), at most
+ * HC_SHM_FASTBOX_POLL_AHEAD of them, and none after a one-line packet. */
+START_TEST(test_fastbox_polls_ask_for_the_last_packets_lines) {
+  static const struct {
+    size_t len;
+    int spill;
+  } cases[] = {{0, 0},   {48, 0},  {49, 1},  {112, 1}, {113, 2},
+               {176, 2}, {177, 3}, {1000, 3}, {8, 0}};
+  box_setup(0);
+  ck_assert_int_eq(receiver.spill, 0);
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    put_bytes((unsigned char)i, cases[i].len);
+    take_and_check((unsigned char)i, cases[i].len);
+    ck_assert_int_eq(receiver.spill, cases[i].spill);
+  }
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("shm_fastbox");
   TCase *tc = tcase_create("fastbox");
@@ -188,6 +207,7 @@ int main(void) {
   tcase_add_test(tc, test_fastbox_small_box_bounds_length_by_its_own_size);
   tcase_add_test(tc, test_fastbox_sizes_accepted);
   tcase_add_test(tc, test_fastbox_every_length_arrives_whole);
+  tcase_add_test(tc, test_fastbox_polls_ask_for_the_last_packets_lines);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
   srunner_run_all(sr, CK_NORMAL);

@@ -1268,6 +1268,11 @@ __attribute__((always_inline)) static inline int shm_take_box(shm_ctx_t *shm,
       shm_ring_corrupt(shm, p, "a corrupt fast box");
     return 0;
   }
+  /* A one-line packet: my answer, if one comes, goes into my box to p.
+   * Not after longer packets: there the ask cost a far 64-byte ping-pong
+   * ~0.1 us a one way, for a reason not found (bench/NOTES.md, lat29). */
+  if (len <= HC_SHM_FASTBOX_ONE_LINE)
+    hc_shm_fastbox_expect_put(&shm->box_out[p]);
   shm->recv_cb(shm->engine, shm->local_world_ranks[p], data, len);
   hc_shm_fastbox_release(&shm->box_in[p]);
   return 1;

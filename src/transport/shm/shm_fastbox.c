@@ -22,6 +22,7 @@ void hc_shm_fastbox_attach(hc_shm_fastbox_end_t *end,
   end->box = box;
   end->max = (uint32_t)(bytes - HC_SHM_FASTBOX_HDR);
   end->demote = 1;
+  end->spill = 0;
   end->last = atomic_load_explicit(&box->seq, memory_order_acquire);
 }
 
@@ -35,7 +36,7 @@ void hc_shm_fastbox_put(hc_shm_fastbox_end_t *end, const struct iovec *iov,
   /* Every line the packet covers, the sequence word's first; a packet of
    * one line gained nothing from it in a ping-pong and cost a stream of
    * 8-byte messages 3 % of its rate. */
-  if (end->demote && total > HC_SHM_RING_ALIGN - HC_SHM_FASTBOX_HDR)
+  if (end->demote && total > HC_SHM_FASTBOX_ONE_LINE)
     for (size_t off = 0; off < HC_SHM_FASTBOX_HDR + total;
          off += HC_SHM_RING_ALIGN)
       hc_shm_demote_line((const unsigned char *)box + off);
@@ -66,6 +67,10 @@ const void *hc_shm_fastbox_peek(hc_shm_fastbox_end_t *end, size_t *len) {
   for (size_t off = HC_SHM_RING_ALIGN; off < HC_SHM_FASTBOX_HDR + box_len;
        off += HC_SHM_RING_ALIGN)
     __builtin_prefetch((const unsigned char *)box + off);
+  size_t beyond =
+      (HC_SHM_FASTBOX_HDR + box_len - 1) / HC_SHM_RING_ALIGN; /* lines */
+  end->spill = beyond < HC_SHM_FASTBOX_POLL_AHEAD ? (int)beyond
+                                                  : HC_SHM_FASTBOX_POLL_AHEAD;
   *len = box_len;
   return box->data;
 }
