@@ -166,7 +166,8 @@ START_TEST(test_pool_nontemporal_fills_keep_every_byte_of_any_layout) {
                       offset);
         hc_shm_pool_release(&reader, index);
       }
-  /* Off again: plain fills, the same bytes. */
+  /* 0 turns it off again (the setter's contract; the bytes of plain fills
+   * are the other tests'). */
   hc_shm_pool_set_stream_min(&owner, 0);
   ck_assert_uint_eq(owner.stream_min, 0);
   free(mem);
