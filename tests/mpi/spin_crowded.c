@@ -1,16 +1,16 @@
 /* Which spin bounds a crowded rank's wait for a message, on 2 ranks run as
  * a crowded node (HCMPI_OVERSUBSCRIBED=1): rank 1 stays out of MPI for
- * 50 ms before each of a few sends, while rank 0 waits in MPI_Recv; the
+ * 200 ms before each of a few sends, while rank 0 waits in MPI_Recv; the
  * MPI_T timer wait_sleep_time tells whether rank 0 slept.  argv[1] says
- * what the script's settings must give: "sleeps" (the waits ran out of
- * polls) or "yields" (50 ms of yielding polls never reached the bound).
+ * what the script's settings must give: "sleeps" (a wait ran out of
+ * polls) or "yields" (200 ms of yielding polls never reached the bound).
  * Every message carries its sequence number. */
 #include "mpitest.h"
 
 #include <time.h>
 
 #define SC_MESSAGES 4
-#define SC_DELAY_MS 50
+#define SC_DELAY_MS 200
 
 static void sc_pause_ms(long ms)
 {
