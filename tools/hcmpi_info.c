@@ -108,14 +108,12 @@ static void info_size_text(size_t bytes, char *text, size_t len) {
     snprintf(text, len, "%zu", bytes);
 }
 
-/* Which processor profile gave the shared-memory thresholds (and the
- * crowded waits' spin) their defaults, and the values they take here (a
- * setting wins). */
+/* Which processor profile gave the shared-memory thresholds their
+ * defaults, and the values they take here (a setting wins). */
 static void info_cpu_profile(void) {
   const char *const thresholds[] = {
       "HCMPI_SHM_CMA_MIN", "HCMPI_SHM_CMA_HELP_MIN", "HCMPI_SHM_FAR_READ_MIN",
-      "HCMPI_SHM_FAR_CELL_STREAM_MIN", "HCMPI_COLL_SHM_STREAM_MIN",
-      "HCMPI_SPIN_CROWDED"};
+      "HCMPI_SHM_FAR_CELL_STREAM_MIN", "HCMPI_COLL_SHM_STREAM_MIN"};
   printf("  cpu profile      %s\n", hc_cpu_profile()->name);
   for (size_t i = 0; i < sizeof thresholds / sizeof thresholds[0]; i++) {
     size_t fallback = 0;

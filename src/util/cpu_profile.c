@@ -56,13 +56,6 @@ static const hc_cpu_profile_t cpu_profile_amd = {
     /* 4 ranks on 2 cores, Alltoall 64 KiB: iterations of ~1 ms in half
      * the runs where waits yielded 2000 times before sleeping (pair24). */
     .coll_shm_crowded_yields = 64,
-    /* 8 ranks on 2 cores beside other jobs (load 6-8), bench/latency 8 B,
-     * medians of 8 interleaved rounds: 64 yields 15.8 us, 256 19.8, Open
-     * MPI 20.5; with yields unbounded 19.8 (6 rounds), sleeping at the
-     * first empty poll 24.3.  A rank that yields on while the peer it
-     * waits for has no CPU keeps its job's share of its own CPU; asleep,
-     * its job's share moves to the CPU where that peer waits (crowd30). */
-    .spin_crowded = 64,
     .shm_prefetch_next = 1,
 };
 
@@ -103,7 +96,6 @@ static const hc_cpu_profile_t cpu_profile_intel = {
     /* Not measured crowded: HCMPI_COLL_SHM_BCAST_READ_MIN's default, as
      * before. */
     .coll_shm_crowded_bcast_read_min = (size_t)64 << 10,
-    .spin_crowded = 256, /* not measured crowded: as before profiles */
 };
 
 /* Machines never measured keep the values hcmpi shipped with before
@@ -118,7 +110,6 @@ static const hc_cpu_profile_t cpu_profile_generic = {
     .shm_lone_read_min = (size_t)4 << 20,
     .shm_far_read_min = (size_t)4 << 20, /* never measured: no probe */
     .coll_shm_crowded_bcast_read_min = (size_t)64 << 10,
-    .spin_crowded = 256,
 };
 
 static const hc_cpu_profile_t *cpu_profile_by_name(const char *name) {
@@ -177,8 +168,6 @@ int hc_cpu_profile_default(const char *name, size_t *bytes) {
     *bytes = p->coll_shm_crowded_bcast_read_min;
   else if (strcmp(name, "HCMPI_COLL_SHM_CROWDED_YIELDS") == 0)
     *bytes = p->coll_shm_crowded_yields;
-  else if (strcmp(name, "HCMPI_SPIN_CROWDED") == 0)
-    *bytes = p->spin_crowded;
   else
     return -1;
   return 0;

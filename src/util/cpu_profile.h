@@ -47,10 +47,6 @@ typedef struct hc_cpu_profile {
    * segment sleeps where no rank it waits for last ran on its CPU; 0: the
    * engine's (HCMPI_SPIN). */
   size_t coll_shm_crowded_yields;
-  /* HCMPI_SPIN_CROWDED: on a node with more ranks than CPUs, the polls
-   * (each a yield) after which a wait for messages sleeps, unless
-   * HCMPI_SPIN or HCMPI_SPIN_PURE is set (the engine's progress.c). */
-  size_t spin_crowded;
   /* 1: shm sends ask for the lines their next packet goes to for writing
    * (hc_shm_prefetch_write): a push into a pair's ring the next cell's,
    * an empty poll after a sparse pooled send the pool's next cell's,

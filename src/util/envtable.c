@@ -40,12 +40,12 @@ const hc_env_entry_t hc_env_table[] = {
      "progress polls before a blocking wait sleeps (oversubscribed: "
      "HCMPI_SPIN_CROWDED yielding in waits for messages, 2000 yielding in "
      "waits on shared-memory collective flags)"},
-    {"HCMPI_SPIN_CROWDED", "auto: 64 on AMD; 256", "library",
+    {"HCMPI_SPIN_CROWDED", "256", "library",
      "where this kernel runs more of the job's ranks than it has usable "
      "CPUs, the polls, each after a yield, before a wait for messages "
      "sleeps (at most HCMPI_SPIN); wins over HCMPI_SPIN and "
-     "HCMPI_SPIN_PURE in those waits; the default is the processor's "
-     "(HCMPI_CPU_PROFILE)"},
+     "HCMPI_SPIN_PURE in those waits, and leaves the waits on "
+     "shared-memory collective flags alone"},
     {"HCMPI_SPIN_PURE", "HCMPI_SPIN", "library",
      "polls before yielding the core between polls (oversubscribed: 0, "
      "in waits for messages and on shared-memory collective flags alike; "
@@ -303,7 +303,6 @@ const hc_env_entry_t hc_env_table[] = {
      "defaults the shared-memory thresholds take (HCMPI_SHM_CMA_MIN, "
      "HCMPI_SHM_CMA_HELP_MIN, HCMPI_COLL_SHM_STREAM_MIN, "
      "HCMPI_COLL_SHM_CROWDED_BCAST_READ_MIN, HCMPI_COLL_SHM_CROWDED_YIELDS, "
-     "HCMPI_SPIN_CROWDED, "
      "HCMPI_SHM_EAGER_BUSY_MAX, HCMPI_SHM_LONE_READ_MIN, HCMPI_SHM_FAR_READ_MIN, "
      "HCMPI_SHM_FAR_CELL_STREAM_MIN, the eager limit between ranks of a node "
      "while HCMPI_EAGER_LIMIT is unset); unset: "
@@ -502,7 +501,7 @@ const hc_env_bounds_t hc_env_bounds[] = {
     {"HCMPI_TEST_RMA_DIE_HOLDING", 0, 0, 1 << 30},
     {"HCMPI_SPIN", 0, 0, ENV_GIB},
     {"HCMPI_SPIN_PURE", 0, 0, ENV_GIB},
-    {"HCMPI_SPIN_CROWDED", 1, 0, ENV_GIB},
+    {"HCMPI_SPIN_CROWDED", 0, 0, ENV_GIB},
     {"HCMPI_WAIT_MS", 0, 0, 60000},
     {"HCMPI_SHM_CELL_SIZE", 1, 256, 16 << 20},
     {"HCMPI_SHM_CMA_MIN", 1, 0, 64 * ENV_GIB},

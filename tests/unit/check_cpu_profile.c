@@ -190,15 +190,6 @@ START_TEST(test_cpu_profile_crowded_yields_bounded_on_amd_only) {
 }
 END_TEST
 
-/* A crowded node's waits for messages sleep after 64 yields on AMD
- * (crowd30); Intel and unmeasured machines keep the 256 of before. */
-START_TEST(test_cpu_profile_crowded_message_spin_shorter_on_amd_only) {
-  ck_assert_uint_eq(profile_named("amd")->spin_crowded, 64);
-  ck_assert_uint_eq(profile_named("intel")->spin_crowded, 256);
-  ck_assert_uint_eq(profile_named("generic")->spin_crowded, 256);
-}
-END_TEST
-
 /* Only the AMD profile's sends ask for the lines of their next packet for
  * writing (amdp2p23); Intel and unmeasured machines do not. */
 START_TEST(test_cpu_profile_send_prefetch_on_amd_only) {
@@ -247,8 +238,6 @@ START_TEST(test_cpu_profile_default_by_name_is_the_profile_field) {
   ck_assert_int_eq(
       hc_cpu_profile_default("HCMPI_COLL_SHM_CROWDED_YIELDS", &bytes), 0);
   ck_assert_uint_eq(bytes, p->coll_shm_crowded_yields);
-  ck_assert_int_eq(hc_cpu_profile_default("HCMPI_SPIN_CROWDED", &bytes), 0);
-  ck_assert_uint_eq(bytes, p->spin_crowded);
   bytes = 7;
   ck_assert_int_eq(hc_cpu_profile_default("HCMPI_SHM_CELLS", &bytes), -1);
   ck_assert_uint_eq(bytes, 7);
@@ -271,7 +260,6 @@ static Suite *cpu_profile_suite(void) {
   tcase_add_test(tc, test_cpu_profile_loses_to_an_explicit_setting);
   tcase_add_test(tc, test_cpu_profile_crowded_bcast_reads_off_on_amd_only);
   tcase_add_test(tc, test_cpu_profile_crowded_yields_bounded_on_amd_only);
-  tcase_add_test(tc, test_cpu_profile_crowded_message_spin_shorter_on_amd_only);
   tcase_add_test(tc, test_cpu_profile_default_by_name_is_the_profile_field);
   suite_add_tcase(s, tc);
   return s;
