@@ -339,17 +339,17 @@ static void progress_watchdog(void) {
  *   across HCMPI_NODE_ID's fake nodes and namespace hosts, which share the
  *   cores), by what the wait is for:
  *   - messages (hc_idle_locked: point-to-point, one-sided, the transports'
- *     doorbells): yield from the first empty poll, a few hundred times,
- *     then sleep.  The answer usually comes from a rank that shares our
- *     core and is runnable, and a yield hands the core to it at once,
- *     where a sleep costs the sender a futex wake and us a wake-up per
- *     message (4 ranks on 2 cores, 8 B: ~1.0-1.5 us yielding against
- *     ~1.5-4 us sleeping after 16 polls).  The bound on the yields keeps
- *     a rank whose answer is far off (a peer that computes, or 8 ranks
- *     on 2 cores) from staying in the run queue for long, where every
- *     switch to it is wasted and each yield can hand the core to other
- *     jobs' work; from there the doorbell's wake-up makes it runnable
- *     exactly when there is work.
+ *     doorbells): yield from the first empty poll, a few hundred times
+ *     (HCMPI_SPIN_CROWDED), then sleep.  The answer usually comes from a
+ *     rank that shares our core and is runnable, and a yield hands the
+ *     core to it at once, where a sleep costs the sender a futex wake and
+ *     us a wake-up per message (4 ranks on 2 cores, 8 B: ~1.0-1.5 us
+ *     yielding against ~1.5-4 us sleeping after 16 polls).  The bound on
+ *     the yields keeps a rank whose answer is far off (a peer that
+ *     computes, or 8 ranks on 2 cores) from staying in the run queue for
+ *     long, where every switch to it is wasted and each yield can hand
+ *     the core to other jobs' work; from there the doorbell's wake-up
+ *     makes it runnable exactly when there is work.
  *   - flags in a shared-memory collective (hc_idle_poll_locked): yield
  *     from the first empty poll, then sleep: every rank of the collective
  *     is about to write, and the one sharing our core is the likeliest to
@@ -366,13 +366,14 @@ static void progress_watchdog(void) {
  * sleeps: 3-3.8 us in the same minutes). */
 #define PROGRESS_SPIN_SHARED 2000
 #define PROGRESS_PURE_SHARED 0
-/* Oversubscribed, waits for messages: 256 polls, each after a yield,
- * then sleep.  bench/latency 8 B, interleaved with 16 pure polls before
- * the sleep (osub17's policy; bench/NOTES.md, rate17f): 4 ranks on 2
- * cores median 1.18 us against 1.52 (and no 5-11 us runs), 8 ranks 4.6
- * against 5.2.  osub17 found 2000 yields 2.5x slower than sleeping at 8
- * ranks beside other jobs (load ~20): 256 keeps the yielding to a few
- * hundred microseconds at most. */
+/* Oversubscribed, waits for messages: 256 polls (HCMPI_SPIN_CROWDED),
+ * each after a yield, then sleep.  bench/latency 8 B, interleaved with 16
+ * pure polls before the sleep (osub17's policy; bench/NOTES.md, rate17f):
+ * 4 ranks on 2 cores median 1.18 us against 1.52 (and no 5-11 us runs),
+ * 8 ranks 4.6 against 5.2.  osub17 found 2000 yields 2.5x slower than
+ * sleeping at 8 ranks beside other jobs (load ~20): 256 keeps the
+ * yielding to a few hundred microseconds at most.  64 was no quicker at 8
+ * ranks beside other jobs (20 interleaved rounds, crowd30). */
 #define PROGRESS_SPIN_SHARED_MESSAGES 256
 #define PROGRESS_PURE_SHARED_MESSAGES 0
 
@@ -428,9 +429,14 @@ static void progress_policy_setup(void) {
   progress_pure_polls = hc_env_long("HCMPI_SPIN_PURE", pure);
   progress_message_spin = hc_engine.spin;
   progress_message_pure = progress_pure_polls;
-  if (over && hc_env_string("HCMPI_SPIN", NULL) == NULL &&
-      hc_env_string("HCMPI_SPIN_PURE", NULL) == NULL) {
-    progress_message_spin = PROGRESS_SPIN_SHARED_MESSAGES;
+  /* HCMPI_SPIN_CROWDED, the more specific, wins over HCMPI_SPIN(_PURE);
+   * its default only where neither is set. */
+  int crowded_set = hc_env_string("HCMPI_SPIN_CROWDED", NULL) != NULL;
+  int spin_set = hc_env_string("HCMPI_SPIN", NULL) != NULL ||
+                 hc_env_string("HCMPI_SPIN_PURE", NULL) != NULL;
+  if (over && (crowded_set || !spin_set)) {
+    progress_message_spin =
+        hc_env_long("HCMPI_SPIN_CROWDED", PROGRESS_SPIN_SHARED_MESSAGES);
     progress_message_pure = PROGRESS_PURE_SHARED_MESSAGES;
   }
   if (!over)

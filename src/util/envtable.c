@@ -37,9 +37,15 @@ const hc_env_entry_t hc_env_table[] = {
      "messages between ranks of a node also stop at the processor's "
      "limit (4096 on Intel; HCMPI_CPU_PROFILE)"},
     {"HCMPI_SPIN", "4000", "library",
-     "progress polls before a blocking wait sleeps (oversubscribed: 256 "
-     "yielding in waits for messages, 2000 yielding in waits on "
-     "shared-memory collective flags)"},
+     "progress polls before a blocking wait sleeps (oversubscribed: "
+     "HCMPI_SPIN_CROWDED yielding in waits for messages, 2000 yielding in "
+     "waits on shared-memory collective flags)"},
+    {"HCMPI_SPIN_CROWDED", "256", "library",
+     "where this kernel runs more of the job's ranks than it has usable "
+     "CPUs, the polls, each after a yield, before a wait for messages "
+     "sleeps (at most HCMPI_SPIN); wins over HCMPI_SPIN and "
+     "HCMPI_SPIN_PURE in those waits, and leaves the waits on "
+     "shared-memory collective flags alone"},
     {"HCMPI_SPIN_PURE", "HCMPI_SPIN", "library",
      "polls before yielding the core between polls (oversubscribed: 0, "
      "in waits for messages and on shared-memory collective flags alike; "
@@ -495,6 +501,7 @@ const hc_env_bounds_t hc_env_bounds[] = {
     {"HCMPI_TEST_RMA_DIE_HOLDING", 0, 0, 1 << 30},
     {"HCMPI_SPIN", 0, 0, ENV_GIB},
     {"HCMPI_SPIN_PURE", 0, 0, ENV_GIB},
+    {"HCMPI_SPIN_CROWDED", 0, 0, ENV_GIB},
     {"HCMPI_WAIT_MS", 0, 0, 60000},
     {"HCMPI_SHM_CELL_SIZE", 1, 256, 16 << 20},
     {"HCMPI_SHM_CMA_MIN", 1, 0, 64 * ENV_GIB},

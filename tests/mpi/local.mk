@@ -506,6 +506,11 @@ tests_mpi_eager_limit_profile_SOURCES = tests/mpi/eager_limit_profile.c \
 	tests/mpi/mpitest.h
 tests_mpi_eager_limit_profile_LDADD = $(HC_MPITEST_LIB)
 tests_mpi_eager_limit_profile_LDFLAGS = $(HC_MPITEST_LDF)
+# A crowded rank's wait for a message: the spin that bounds its yields.
+check_PROGRAMS += tests/mpi/spin_crowded
+tests_mpi_spin_crowded_SOURCES = tests/mpi/spin_crowded.c tests/mpi/mpitest.h
+tests_mpi_spin_crowded_LDADD = $(HC_MPITEST_LIB)
+tests_mpi_spin_crowded_LDFLAGS = $(HC_MPITEST_LDF)
 # Above it, messages that still go eager while the pair is busy.
 check_PROGRAMS += tests/mpi/eager_busy
 tests_mpi_eager_busy_SOURCES = tests/mpi/eager_busy.c tests/mpi/mpitest.h
@@ -527,7 +532,8 @@ tests_mpi_mpit_threads_LDADD = $(HC_MPITEST_LIB)
 tests_mpi_mpit_threads_LDFLAGS = $(HC_MPITEST_LDF)
 HC_MPIT_SH = tests/mpi/mpit_counts.sh tests/mpi/mpit_api.sh \
 	tests/mpi/mpit_threads.sh tests/mpi/eager_limit_profile.sh \
-	tests/mpi/eager_busy.sh tests/mpi/shm_placement.sh
+	tests/mpi/eager_busy.sh tests/mpi/shm_placement.sh \
+	tests/mpi/spin_crowded.sh
 TESTS += $(HC_MPIT_SH)
 dist_noinst_SCRIPTS += $(HC_MPIT_SH)
 $(HC_MPIT_SH:.sh=.sh.log): tests/mpi/shm_snapshot.sh.log
