@@ -305,6 +305,11 @@ extern volatile sig_atomic_t hc_launcher_noticed;
 void hc_engine_launcher_notice(void);
 /* 1 when world_rank runs on this rank's node. */
 int hc_engine_is_local(int world_rank);
+/* What the transport that reaches world_rank says of its core against
+ * this rank's (its placement op); UNKNOWN where it has no op, no
+ * transport reaches the peer, or it is out of range.  Not for hot paths:
+ * ask once and keep the answer. */
+hc_transport_placement_t hc_engine_peer_placement(int world_rank);
 /* The transports' peer_failed_cb: records that world_rank is lost and
  * why; the requests that need it fail with that status in the next
  * progress. */

@@ -293,6 +293,15 @@ int hc_engine_is_local(int world_rank) {
   return 0;
 }
 
+hc_transport_placement_t hc_engine_peer_placement(int world_rank) {
+  if (world_rank < 0 || world_rank >= hc_engine.npeers)
+    return HC_TRANSPORT_PLACEMENT_UNKNOWN;
+  const hc_peer_t *peer = &hc_engine.peers[world_rank];
+  if (peer->ops == NULL || peer->ops->placement == NULL)
+    return HC_TRANSPORT_PLACEMENT_UNKNOWN;
+  return peer->ops->placement(peer->tctx, world_rank);
+}
+
 /* 1 when a started transport of a reach narrower than reach covers r. */
 static int engine_narrower_covers(hc_transport_reach_t reach, int r);
 

@@ -299,6 +299,11 @@ typedef struct hc_shmcoll {
    * on every rank): ranks that wait for each other then wait for the
    * scheduler too. */
   int crowded;
+  /* Two ranks whose cores the transport judged far apart
+   * (hc_engine_peer_placement, asked once at set-up): an Allreduce whose
+   * post is boxed then asks for its next box back early
+   * (shmcoll_reduce_post_locked). */
+  int pair_far;
   /* Where crowded (and on up to 16 ranks), the communicator's segment
    * only: its medium buffers (SHMCOLL_MEDIUM_DEPTH per rank); else NULL. */
   unsigned char *medium;

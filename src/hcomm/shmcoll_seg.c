@@ -556,6 +556,7 @@ static void shmcoll_lanes_init(hc_shmcoll_t *sc) {
                            .world_ranks = sc->world_ranks,
                            .wake_by_transport = -1,
                            .crowded = sc->crowded,
+                           .pair_far = sc->pair_far,
                            .light_sleep = sc->light_sleep,
                            .light_publish = sc->light_publish,
                            .seq = SHMCOLL_SEQ0,
@@ -633,6 +634,9 @@ hc_shmcoll_t *hc_shmcoll_get(hcomm_comm_t *comm, size_t bytes,
   }
   sc->data = sc->base + sc->hdr->data_offset;
   sc->crowded = (uint32_t)sc->size > sc->hdr->cpus;
+  sc->pair_far = sc->size == 2 &&
+                 hc_engine_peer_placement(sc->world_ranks[1 - sc->rank]) ==
+                     HC_TRANSPORT_PLACEMENT_FAR;
   sc->medium = shmcoll_medium_bytes(sc) > 0
                    ? sc->data + sc->small_bytes +
                          (2 * (size_t)sc->size + 2) * sc->chunk
@@ -646,6 +650,10 @@ hc_shmcoll_t *hc_shmcoll_get(hcomm_comm_t *comm, size_t bytes,
          "collectives of %d ranks, light fences: sleepers %s, flags %s",
          sc->size, sc->light_sleep ? "membarrier" : "fence only",
          sc->light_publish ? "light" : "fenced");
+  if (sc->pair_far)
+    hc_log(HC_LOG_DEBUG, "shm",
+           "collectives of 2 ranks far apart: boxed Allreduces ask for "
+           "their next box back");
   shmcoll_lanes_init(sc);
   comm->shmcoll = sc;
   return sc;

@@ -280,6 +280,16 @@ shmcoll_reduce_post_locked(hc_shmcoll_t *sc, uint32_t s, unsigned char *mine,
   if (where != SHMCOLL_IN_BUFFER)
     shmcoll_box_seen(sc, s);
   shmcoll_publish(sc, SHMCOLL_DONE, s);
+  /* The other rank posted s, so it is done reading this rank's box of
+   * s - 1, which is the box of s + 1: asked for back now, in a state to
+   * write, its line crosses before the next call, whose post then need
+   * not wait for the other core's copy to be invalidated.  Far apart
+   * only (two ranks), in the blocking form too: far, the persistent
+   * form's call read ~0.39 -> 0.33-0.35 us and the blocking one's
+   * 0.37-0.38 -> 0.36; near, the ask cost ~0.01-0.03 us a call
+   * (bench/NOTES.md, ainit29, gate30). */
+  if (where == SHMCOLL_IN_BOX && sc->pair_far)
+    hc_prefetch_write(shmcoll_box(sc, sc->rank, s + 1));
   shmcoll_now_finished(sc, s);
   return 1;
 }

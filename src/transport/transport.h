@@ -126,6 +126,13 @@ typedef enum hc_transport_reach {
 #define HC_TRANSPORT_WAIT_NOW (-2)  /* progress would find work: no sleep */
 #define HC_TRANSPORT_WAIT_OWN (-3)  /* no descriptor: sleep through wait */
 
+/* What the placement op says of a peer's core against this rank's. */
+typedef enum hc_transport_placement {
+  HC_TRANSPORT_PLACEMENT_UNKNOWN = 0, /* not judged (or no op) */
+  HC_TRANSPORT_PLACEMENT_NEAR,        /* a cache line crosses quickly */
+  HC_TRANSPORT_PLACEMENT_FAR          /* a crossing is slow (another die) */
+} hc_transport_placement_t;
+
 /* A job secret as text: 64 hex digits and the NUL. */
 #define HC_TRANSPORT_SECRET_HEX 65
 
@@ -342,6 +349,14 @@ typedef struct hc_transport_ops {
    * one this transport does not keep.  Never blocks. */
   hc_status_t (*counter)(void *ctx, hc_transport_counter_t which,
                          uint64_t *value);
+  /* Optional (NULL: HC_TRANSPORT_PLACEMENT_UNKNOWN): whether the core of
+   * peer_world_rank, which this transport serves, is near this rank's or
+   * far from it, as the transport judged it once every rank connected
+   * (shm: its start-up probe, or HCMPI_SHM_PLACEMENT), so that layers
+   * above may choose what suits the placement without a probe of their
+   * own.  The same answer for the life of the connection; asked when
+   * something is set up, never on a hot path.  Never blocks. */
+  hc_transport_placement_t (*placement)(void *ctx, int peer_world_rank);
   /* REACH_RUNTIME only (NULL for the others): run-time connections. */
   const hc_transport_runtime_ops_t *runtime;
 } hc_transport_ops_t;

@@ -48,7 +48,7 @@ typedef struct hc_cpu_profile {
    * engine's (HCMPI_SPIN). */
   size_t coll_shm_crowded_yields;
   /* 1: shm sends ask for the lines their next packet goes to for writing
-   * (hc_shm_prefetch_write): a push into a pair's ring the next cell's,
+   * (hc_prefetch_write): a push into a pair's ring the next cell's,
    * an empty poll after a sparse pooled send the pool's next cell's,
    * instead of demoting the cell sent.  No variable sets it. */
   int shm_prefetch_next;

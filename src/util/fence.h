@@ -33,4 +33,20 @@ static inline void hc_spin_pause(void) {
 #endif
 }
 
+/* Asks the CPU to bring the cache line holding p into this core's cache
+ * in a state it may write (x86: PREFETCHW), without waiting for it: a
+ * line another core read last (a ring cell, a box), so that the next
+ * store to it does not wait for that core's copy to be invalidated.
+ * During a stream of small sends those misses filled the store buffer
+ * and stalled the sends behind them (AMD EPYC, bench/NOTES.md,
+ * amdp2p23).  CPUs without PREFETCHW run the encoding as a NOP. */
+__attribute__((always_inline)) static inline void
+hc_prefetch_write(const void *p) {
+#if defined(__x86_64__) || defined(__i386__)
+  __asm__ volatile("prefetchw (%0)" : : "r"(p));
+#else
+  __builtin_prefetch(p, 1);
+#endif
+}
+
 #endif

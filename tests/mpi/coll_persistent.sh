@@ -14,6 +14,27 @@ done
 run_mpi_ok 8 coll_persistent 200
 HCMPI_SPIN=0 run_mpi_ok 3 coll_persistent 300
 HCMPI_COLL_SHM=0 run_mpi_ok 2 coll_persistent 300
+# Two ranks the shm transport judged far apart (HCMPI_SHM_PLACEMENT=far):
+# the pair's Allreduces, persistent and blocking, ask for their next box
+# back (PREFETCHW); the collectives log that they read the verdict, and
+# forced near they do not.  Only where the shm transport runs
+# (tests/tcp/mpi_suite_tcp.sh runs this script with every peer over tcp).
+case ",${HCMPI_TRANSPORTS:-shm}," in
+*,shm,* | *,all,*)
+    log=$(mktemp)
+    for placement in far near; do
+        HCMPI_SHM_PLACEMENT=$placement HCMPI_LOG=debug \
+            run_mpi 2 coll_persistent 300 >"$log" 2>&1 ||
+            { cat "$log"; rm -f "$log"; fail "placed $placement: job failed"; }
+        apart=$(grep -c 'collectives of 2 ranks far apart:' "$log")
+        case $placement in
+        far) [ "$apart" -ge 2 ] ;;
+        near) [ "$apart" = 0 ] ;;
+        esac || { cat "$log"; rm -f "$log"; fail "placed $placement: $apart far pairs logged"; }
+    done
+    rm -f "$log"
+    ;;
+esac
 # Every threshold at its lowest: the large-message algorithms (scatter-ring
 # bcast, Rabenseifner and ring allreduce, ring allgather, pairwise
 # alltoall, binomial gather/scatter) replayed on the same small cases.

@@ -52,6 +52,9 @@ for n in 1 2 3 5; do
 done
 HCMPI_SPIN=0 run_mpi_ok 2 coll_shm mixed
 HCMPI_SPIN=0 run_mpi_ok 8 coll_shm mixed 2000
+# Two ranks placed far: their boxed Allreduces, blocking and persistent,
+# ask for their next box back (PREFETCHW) after each call.
+HCMPI_SHM_PLACEMENT=far run_mpi_ok 2 coll_shm mixed
 # Asleep, both halves of the bell's fence: on 2 ranks (not crowded) light
 # publications and the sleepers' membarrier above, full fences here.
 HCMPI_SHM_LIGHT_FENCE=0 HCMPI_SPIN=0 run_mpi_ok 2 coll_shm mixed

@@ -719,6 +719,57 @@ START_TEST(test_shm_cma_min_from_cpu_profile_unless_set) {
 }
 END_TEST
 
+/* What the placement op must answer for the other ranks of the node;
+ * -1: near or far (the start-up probe's), never unknown. */
+static int placement_expected;
+
+static void body_placement(harness_t *h) {
+  for (int i = 0; i < h->n; i++) {
+    hc_transport_placement_t got = ops->placement(h->ctx, h->world[i]);
+    if (i == h->me)
+      expect(got == HC_TRANSPORT_PLACEMENT_UNKNOWN, "own rank: unknown",
+             __LINE__);
+    else if (placement_expected < 0)
+      expect(got == HC_TRANSPORT_PLACEMENT_NEAR ||
+                 got == HC_TRANSPORT_PLACEMENT_FAR,
+             "probed: near or far", __LINE__);
+    else
+      expect((int)got == placement_expected, "the peer's placement", __LINE__);
+  }
+  /* A rank of another node (world ranks here are 10, 13, 16...). */
+  expect(ops->placement(h->ctx, 11) == HC_TRANSPORT_PLACEMENT_UNKNOWN,
+         "a rank not on the node: unknown", __LINE__);
+}
+
+/* The placement op answers HCMPI_SHM_PLACEMENT's forced verdict for every
+ * peer, the probe's where the profile probes (amd: two ranks), and
+ * unknown where nothing was judged (intel's profile has no far choices,
+ * so no probe). */
+START_TEST(test_shm_placement_op_answers_the_forced_or_probed_verdict) {
+  unsetenv("HCMPI_SHM_FAR_READ_MIN");
+  unsetenv("HCMPI_SHM_FAR_CELL_STREAM_MIN");
+  setenv("HCMPI_CPU_PROFILE", "amd", 1);
+  setenv("HCMPI_SHM_PLACEMENT", "far", 1);
+  placement_expected = HC_TRANSPORT_PLACEMENT_FAR;
+  harness_run(2, body_placement);
+  harness_run(3, body_placement);
+  setenv("HCMPI_SHM_PLACEMENT", "near", 1);
+  placement_expected = HC_TRANSPORT_PLACEMENT_NEAR;
+  harness_run(2, body_placement);
+  setenv("HCMPI_SHM_PLACEMENT", "auto", 1);
+  /* Two ranks on one processor are crowded: not probed. */
+  placement_expected =
+      sysconf(_SC_NPROCESSORS_ONLN) >= 2 ? -1 : HC_TRANSPORT_PLACEMENT_UNKNOWN;
+  harness_run(2, body_placement);
+  placement_expected = HC_TRANSPORT_PLACEMENT_UNKNOWN;
+  harness_run(3, body_placement); /* probed on two ranks only */
+  setenv("HCMPI_CPU_PROFILE", "intel", 1);
+  harness_run(2, body_placement);
+  unsetenv("HCMPI_SHM_PLACEMENT");
+  unsetenv("HCMPI_CPU_PROFILE");
+}
+END_TEST
+
 static Suite *shm_suite(void) {
   Suite *s = suite_create("shm");
   TCase *tc = tcase_create("shm");
@@ -735,6 +786,8 @@ static Suite *shm_suite(void) {
   tcase_add_test(tc, test_shm_fastbox_ring_and_pool_keep_order);
   tcase_add_test(tc, test_shm_small_cells_from_env_and_fini_on_half_init);
   tcase_add_test(tc, test_shm_cma_min_from_cpu_profile_unless_set);
+  tcase_add_test(tc,
+                 test_shm_placement_op_answers_the_forced_or_probed_verdict);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "hcomm.h"
+#include "hcomm/core.h" /* hc_engine, hc_engine_peer_placement */
 #include "transport/transport.h"
 #include "transport_loopback.h"
 
@@ -54,6 +55,36 @@ START_TEST(test_registered_transport_initialised_polled_torn_down) {
   ck_assert_int_eq(hcomm_finalize(), HC_OK);
   ck_assert_int_eq(atomic_load(&loopback_counts.fini_calls), 1);
   ck_assert_ptr_eq(loopback_counts.fini_ctx, ctx);
+}
+END_TEST
+
+/* A peer's placement is what the transport that reaches it answers, for
+ * that peer and with that transport's context; self, which has no op,
+ * and ranks out of range read unknown.  Self reaches the singleton's rank
+ * 0, so the test hands that peer to the loopback for the question, and
+ * back before finalize. */
+START_TEST(test_peer_placement_is_its_transports_answer) {
+  singleton_env();
+  ck_assert_int_eq(hcomm_init(HCOMM_THREAD_SINGLE, NULL), HC_OK);
+  ck_assert_ptr_eq(hc_engine.peers[0].ops, &hc_transport_self_ops);
+  ck_assert_int_eq(hc_engine_peer_placement(0), HC_TRANSPORT_PLACEMENT_UNKNOWN);
+  ck_assert_int_eq(hc_engine_peer_placement(-1),
+                   HC_TRANSPORT_PLACEMENT_UNKNOWN);
+  ck_assert_int_eq(hc_engine_peer_placement(hc_engine.npeers),
+                   HC_TRANSPORT_PLACEMENT_UNKNOWN);
+  ck_assert_int_eq(atomic_load(&loopback_counts.placements), 0);
+  const hc_transport_ops_t *const *list;
+  int n = hc_transport_registered(&list);
+  hc_peer_t saved = hc_engine.peers[0];
+  hc_engine.peers[0].ops = list[n - 1];
+  hc_engine.peers[0].tctx = loopback_counts.ctx;
+  hc_transport_placement_t got = hc_engine_peer_placement(0);
+  hc_engine.peers[0] = saved;
+  ck_assert_int_eq(got, LOOPBACK_PLACEMENT);
+  ck_assert_int_eq(atomic_load(&loopback_counts.placements), 1);
+  ck_assert_int_eq(atomic_load(&loopback_counts.placement_rank), 0);
+  ck_assert_ptr_eq(loopback_counts.placement_ctx, loopback_counts.ctx);
+  ck_assert_int_eq(hcomm_finalize(), HC_OK);
 }
 END_TEST
 
@@ -270,6 +301,7 @@ static Suite *transport_list_suite(void) {
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, test_registered_transport_is_listed_last);
   tcase_add_test(tc, test_registered_transport_initialised_polled_torn_down);
+  tcase_add_test(tc, test_peer_placement_is_its_transports_answer);
   tcase_add_test(tc, test_sleeping_engine_wakes_on_registered_wait_fd);
   tcase_add_test(tc, test_user_bell_closed_at_finalize);
   tcase_add_test(tc, test_pending_user_request_keeps_sleeps_on_bell);

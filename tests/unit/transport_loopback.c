@@ -9,7 +9,8 @@
 #include "transport/transport.h"
 #include "transport_loopback.h"
 
-loopback_counts_t loopback_counts = {.connected_rank = -1, .fd = -1};
+loopback_counts_t loopback_counts = {
+    .connected_rank = -1, .fd = -1, .placement_rank = -1};
 
 typedef struct loopback_ctx {
   int world_rank;
@@ -105,6 +106,14 @@ static void loopback_fini(void *ctx) {
   free(lb);
 }
 
+static hc_transport_placement_t loopback_placement(void *ctx,
+                                                   int peer_world_rank) {
+  atomic_fetch_add(&loopback_counts.placements, 1);
+  atomic_store(&loopback_counts.placement_rank, peer_world_rank);
+  loopback_counts.placement_ctx = ctx;
+  return LOOPBACK_PLACEMENT;
+}
+
 void loopback_ring(void) {
   uint64_t one = 1;
   int fd = atomic_load(&loopback_counts.fd);
@@ -131,4 +140,5 @@ const hc_transport_ops_t hc_transport_loopback_ops = {
     .set_secret = hc_transport_set_secret_not_supported,
     .watch = hc_transport_watch_nothing,
     .fini = loopback_fini,
+    .placement = loopback_placement,
 };

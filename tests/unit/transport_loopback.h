@@ -9,6 +9,8 @@
 
 #include <stdatomic.h>
 
+#include "transport/transport.h" /* hc_transport_placement_t */
+
 typedef struct loopback_counts {
   atomic_int inits, connects, connecteds, progresses;
   atomic_int wait_fds, wait_dones, fini_calls;
@@ -16,7 +18,15 @@ typedef struct loopback_counts {
   atomic_int fd;             /* the eventfd wait_fd hands out; -1 none */
   void *ctx;                 /* what init gave */
   void *fini_ctx;            /* what fini got */
+  atomic_int placements;     /* calls of its placement op */
+  atomic_int placement_rank; /* the rank the last one named; -1 none */
+  void *placement_ctx;       /* the ctx it got */
 } loopback_counts_t;
+
+/* What the loopback's placement op answers: far, which no transport
+ * without the op (UNKNOWN) and no forced shm verdict of a test gives by
+ * chance. */
+#define LOOPBACK_PLACEMENT HC_TRANSPORT_PLACEMENT_FAR
 
 extern loopback_counts_t loopback_counts;
 

@@ -299,6 +299,10 @@ typedef struct shm_ctx {
   /* HCMPI_SHM_FAR_CELL_STREAM_MIN: where far, my pool's fills of this many
    * bytes or more bypass my cache (hc_shm_pool_set_stream_min). */
   size_t far_cell_stream_min;
+  /* The pair's placement (shm_choose_placement; UNKNOWN where not
+   * judged), which the placement op gives layers above, and whether it
+   * is far. */
+  hc_transport_placement_t placement;
   int far;
   /* The processor's shm_prefetch_next, off on a crowded node: the out
    * rings' prefetch_next, the in rings' read_published (both measured on
@@ -958,7 +962,7 @@ static int shm_probe_answer(_Atomic uint64_t *line, uint64_t deadline_ns) {
  * verdict rank 1 takes, so both agree.  A peer late or gone leaves near
  * (the profile's choice) by the deadline; either verdict moves the same
  * bytes. */
-static int shm_probe_placement(shm_ctx_t *shm) {
+static hc_transport_placement_t shm_probe_placement(shm_ctx_t *shm) {
   _Atomic uint64_t *line = &shm->slots[0].placement_probe;
   uint64_t start = shm_now_ns(), deadline = start + SHM_PROBE_LIMIT_NS;
   uint64_t best = 0;
@@ -972,23 +976,25 @@ static int shm_probe_placement(shm_ctx_t *shm) {
          "%.1f us in all)",
          far ? "far" : "near", (double)best / 1000.0, clean,
          (double)(shm_now_ns() - start) / 1000.0);
-  return far;
+  return far ? HC_TRANSPORT_PLACEMENT_FAR : HC_TRANSPORT_PLACEMENT_NEAR;
 }
 
-/* Whether the pair takes its far choices (HCMPI_SHM_FAR_READ_MIN,
- * HCMPI_SHM_FAR_CELL_STREAM_MIN): forced by HCMPI_SHM_PLACEMENT, else
- * probed where one could matter (two ranks, not crowded; far reads with
- * CMA on and the far threshold below the stream one, or far cell
- * streaming on). */
-static int shm_choose_placement(shm_ctx_t *shm) {
+/* The pair's placement, whose far verdict takes the far choices
+ * (HCMPI_SHM_FAR_READ_MIN, HCMPI_SHM_FAR_CELL_STREAM_MIN): forced by
+ * HCMPI_SHM_PLACEMENT, else probed where one could matter (two ranks, not
+ * crowded; far reads with CMA on and the far threshold below the stream
+ * one, or far cell streaming on); unknown where not probed. */
+static hc_transport_placement_t shm_choose_placement(shm_ctx_t *shm) {
   const char *forced = hc_env_string("HCMPI_SHM_PLACEMENT", "auto");
-  if (strcmp(forced, "far") == 0 || strcmp(forced, "near") == 0)
-    return strcmp(forced, "far") == 0;
+  if (strcmp(forced, "far") == 0)
+    return HC_TRANSPORT_PLACEMENT_FAR;
+  if (strcmp(forced, "near") == 0)
+    return HC_TRANSPORT_PLACEMENT_NEAR;
   int far_reads =
       shm->cma_enabled && shm->far_read_min < shm->cma_min && shm->runq_max > 0;
   if (shm->local_size != 2 || shm->crowded ||
       (!far_reads && shm->far_cell_stream_min == 0))
-    return 0;
+    return HC_TRANSPORT_PLACEMENT_UNKNOWN;
   return shm_probe_placement(shm);
 }
 
@@ -1003,7 +1009,8 @@ static hc_status_t shm_connected(void *ctx) {
   shm_open_pidfds(shm);
   shm_copy_bells(shm);
   if (shm->local_size > 1)
-    shm->far = shm_choose_placement(shm);
+    shm->placement = shm_choose_placement(shm);
+  shm->far = shm->placement == HC_TRANSPORT_PLACEMENT_FAR;
   /* Far, the destination's copy out of a cell this core just wrote pulls
    * each line across the slow link, and so does the next fill of the
    * cell, from the destination's core; written past the cache, both go to
@@ -2058,6 +2065,15 @@ static hc_status_t shm_counter(void *ctx, hc_transport_counter_t which,
   return HC_OK;
 }
 
+/* The verdict shm_connected took for the pair, for any other rank here. */
+static hc_transport_placement_t shm_placement(void *ctx, int peer_world_rank) {
+  shm_ctx_t *shm = ctx;
+  int p = shm_local_of(shm, peer_world_rank);
+  if (p < 0 || p == shm->local_rank)
+    return HC_TRANSPORT_PLACEMENT_UNKNOWN;
+  return shm->placement;
+}
+
 const hc_transport_ops_t hc_transport_shm_ops = {
     .name = "shm",
     .reach = HC_TRANSPORT_REACH_NODE,
@@ -2086,4 +2102,5 @@ const hc_transport_ops_t hc_transport_shm_ops = {
     .watch = hc_transport_watch_nothing,
     .fini = shm_fini,
     .counter = shm_counter,
+    .placement = shm_placement,
 };

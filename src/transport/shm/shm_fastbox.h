@@ -103,7 +103,7 @@ static inline int hc_shm_fastbox_free(const hc_shm_fastbox_end_t *end) {
  * (bench/NOTES.md, lat29).  Asked for at the take, the line crosses while
  * the packet is delivered. */
 static inline void hc_shm_fastbox_expect_put(const hc_shm_fastbox_end_t *end) {
-  hc_shm_prefetch_write(end->box);
+  hc_prefetch_write(end->box);
 }
 
 /* Sender: copies total bytes (the iov pieces, total <= end->max)

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "util/copy.h"
+#include "util/fence.h"
 
 #define SHM_POOL_MAGIC 0x68636d70706f6f6cULL /* "hcmppool" */
 #define SHM_POOL_ALIGN 64
@@ -162,7 +163,7 @@ void hc_shm_pool_prefetch_next(const hc_shm_pool_t *pool, size_t len) {
   const unsigned char *c =
       (const unsigned char *)shm_pool_cell_at(pool, pool->next);
   for (size_t off = 0; off < SHM_POOL_CELL_HDR + len; off += SHM_POOL_ALIGN)
-    hc_shm_prefetch_write(c + off);
+    hc_prefetch_write(c + off);
 }
 
 const void *hc_shm_pool_data(const hc_shm_pool_t *pool, uint32_t index,

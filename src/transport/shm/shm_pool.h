@@ -76,7 +76,7 @@ void hc_shm_pool_demote(const hc_shm_pool_t *pool, uint32_t index, size_t len);
 
 /* Owner, between sends: asks for the lines of the header and first len
  * bytes of the cell the next fill looks at first, for writing
- * (hc_shm_prefetch_write), so that fill copies into lines this core holds
+ * (hc_prefetch_write), so that fill copies into lines this core holds
  * instead of taking each from the core that last read it.  Nothing where
  * a fill of len bytes would bypass the cache: the lines asked for would
  * only be thrown out again by its stores. */

@@ -19,6 +19,7 @@
 
 #include "hcomm_status.h"
 #include "util/copy.h"
+#include "util/fence.h" /* hc_prefetch_write */
 
 #define HC_SHM_RING_ALIGN 64
 
@@ -39,7 +40,7 @@ typedef struct hc_shm_ring {
   uint64_t cached_head; /* producer: last head seen */
   uint64_t cached_tail; /* consumer: last tail seen */
   /* Producer: 1 to ask, after each push, for the next cell's first line
-   * for writing (hc_shm_prefetch_write); attach leaves it 0. */
+   * for writing (hc_prefetch_write); attach leaves it 0. */
   int prefetch_next;
   /* Consumer: 1 to learn of a cell from its published word before reading
    * the tail (hc_shm_ring_beyond); attach leaves 0. */
@@ -62,22 +63,6 @@ hc_shm_demote_line(const void *p) {
                    : "memory");
 #else
   (void)p;
-#endif
-}
-
-/* Asks the CPU to bring the cache line holding p into this core's cache
- * in a state it may write (x86: PREFETCHW), without waiting for it.  A
- * ring cell's line was last read by the consumer's core, so the
- * producer's next store to it misses, and during a stream of small sends
- * those misses filled the store buffer and stalled the sends behind them
- * (AMD EPYC, bench/NOTES.md, amdp2p23).  CPUs without PREFETCHW run the
- * encoding as a NOP. */
-__attribute__((always_inline)) static inline void
-hc_shm_prefetch_write(const void *p) {
-#if defined(__x86_64__) || defined(__i386__)
-  __asm__ volatile("prefetchw (%0)" : : "r"(p));
-#else
-  __builtin_prefetch(p, 1);
 #endif
 }
 
@@ -173,7 +158,7 @@ hc_shm_ring_push_sized(hc_shm_ring_t *ring, uint32_t tag,
   /* Only a cell the consumer released by the last head seen: a cell it
    * may still be reading stays where it is. */
   if (ring->prefetch_next && tail + 1 - ring->cached_head <= ring->mask)
-    hc_shm_prefetch_write(hc_shm_ring_cell_at(ring, tail + 1));
+    hc_prefetch_write(hc_shm_ring_cell_at(ring, tail + 1));
   return HC_OK;
 }
 
