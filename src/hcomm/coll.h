@@ -22,7 +22,7 @@ extern const hcomm_reduce_op_t hc_coll_max_int32;
 #define HC_COLL_ALLTOALL_LINEAR ((size_t)32 * 1024)
 #define HC_COLL_ALLTOALL_BRUCK ((size_t)256)
 #define HC_COLL_GATHER_LINEAR_MAX 4
-#define HC_COLL_GATHER_RECV_FIRST_MAX ((size_t)256 * 1024)
+#define HC_COLL_GATHER_RECV_FIRST_MAX ((size_t)512 * 1024)
 
 /* Where the algorithm choices switch; the same on every rank (a mismatch
  * would pair different schedules), so only the environment sets them. */

@@ -35,9 +35,10 @@ static hc_status_t nbc_rooted_new(hcomm_comm_t *comm, int root,
  * sensible choice for varying block sizes.  Up to
  * HCMPI_COLL_GATHER_RECV_FIRST_MAX it posts them before it copies its own
  * block, so that a sender whose message is under way meets a posted
- * receive (2 ranks, 64 KiB near 6.5 -> 4.7 us, 256 KiB far 35 -> 27);
- * above, its copy goes first: a far pair's 1 MiB, read with CMA, lost
- * 3.5x with the receives first (bench/NOTES.md, coll28, a2a30). */
+ * receive (2 ranks, 64 KiB near 6.5 -> 4.7 us, 256 KiB far 35 -> 27,
+ * 512 KiB far 62-66 -> 49-50); above, its copy goes first: a far pair's
+ * 1 MiB, read with CMA, lost 3.5x with the receives first in coll28 and
+ * was level in a2a30 (bench/NOTES.md). */
 static void nbc_build_gatherv(hc_nbc_sched_t *s, const void *mine,
                               size_t sbytes, char *recvbuf,
                               const size_t *rbytes, const size_t *rdispls,

@@ -104,7 +104,7 @@ const hc_env_entry_t hc_env_table[] = {
     {"HCMPI_COLL_GATHER_LINEAR_MAX", "4", "library",
      "gathers and scatters on at most this many ranks go straight to or "
      "from the root; larger ones use a binomial tree"},
-    {"HCMPI_COLL_GATHER_RECV_FIRST_MAX", "256k", "library",
+    {"HCMPI_COLL_GATHER_RECV_FIRST_MAX", "512k", "library",
      "a linear gather's root whose largest incoming block is at most this "
      "posts its receives before it copies its own block; larger ones copy "
      "first (a far pair's shared CMA read of 1 MiB lost with the receives "
