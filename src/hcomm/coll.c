@@ -32,7 +32,9 @@ hc_coll_tuning_t hc_coll_tuning = {.bcast_large = HC_COLL_BCAST_LARGE,
                                    .alltoall_linear = HC_COLL_ALLTOALL_LINEAR,
                                    .alltoall_bruck = HC_COLL_ALLTOALL_BRUCK,
                                    .gather_linear_max =
-                                       HC_COLL_GATHER_LINEAR_MAX};
+                                       HC_COLL_GATHER_LINEAR_MAX,
+                                   .gather_recv_first_max =
+                                       HC_COLL_GATHER_RECV_FIRST_MAX};
 
 void hc_coll_tuning_load(void) {
   hc_coll_tuning_t *t = &hc_coll_tuning;
@@ -47,6 +49,8 @@ void hc_coll_tuning_load(void) {
       hc_env_size("HCMPI_COLL_ALLTOALL_BRUCK", HC_COLL_ALLTOALL_BRUCK);
   t->gather_linear_max = (int)hc_env_long("HCMPI_COLL_GATHER_LINEAR_MAX",
                                           HC_COLL_GATHER_LINEAR_MAX);
+  t->gather_recv_first_max = hc_env_size("HCMPI_COLL_GATHER_RECV_FIRST_MAX",
+                                         HC_COLL_GATHER_RECV_FIRST_MAX);
 }
 
 /* ---- helpers exposed for unit tests (coll.h) ----------------------------- */

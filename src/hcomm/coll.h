@@ -22,6 +22,7 @@ extern const hcomm_reduce_op_t hc_coll_max_int32;
 #define HC_COLL_ALLTOALL_LINEAR ((size_t)32 * 1024)
 #define HC_COLL_ALLTOALL_BRUCK ((size_t)256)
 #define HC_COLL_GATHER_LINEAR_MAX 4
+#define HC_COLL_GATHER_RECV_FIRST_MAX ((size_t)512 * 1024)
 
 /* Where the algorithm choices switch; the same on every rank (a mismatch
  * would pair different schedules), so only the environment sets them. */
@@ -44,6 +45,10 @@ typedef struct hc_coll_tuning {
   /* Gathers and scatters on communicators up to this size post every
    * message at the root; larger ones use a binomial tree. */
   int gather_linear_max;
+  /* A linear gather's root whose largest incoming block is at most this
+   * posts its receives before it copies its own block; larger ones copy
+   * first (0: always copy first). */
+  size_t gather_recv_first_max;
 } hc_coll_tuning_t;
 
 extern hc_coll_tuning_t hc_coll_tuning;

@@ -32,7 +32,13 @@ static hc_status_t nbc_rooted_new(hcomm_comm_t *comm, int root,
 }
 
 /* Root posts every receive at once: fine while p is small, and the only
- * sensible choice for varying block sizes. */
+ * sensible choice for varying block sizes.  Up to
+ * HCMPI_COLL_GATHER_RECV_FIRST_MAX it posts them before it copies its own
+ * block, so that a sender whose message is under way meets a posted
+ * receive (2 ranks, 64 KiB near 6.5 -> 4.7 us, 256 KiB far 35 -> 27,
+ * 512 KiB far 62-66 -> 49-50); above, its copy goes first: a far pair's
+ * 1 MiB, read with CMA, lost 3.5x with the receives first in coll28 and
+ * was level in a2a30 (bench/NOTES.md). */
 static void nbc_build_gatherv(hc_nbc_sched_t *s, const void *mine,
                               size_t sbytes, char *recvbuf,
                               const size_t *rbytes, const size_t *rdispls,
@@ -42,11 +48,19 @@ static void nbc_build_gatherv(hc_nbc_sched_t *s, const void *mine,
     hc_nbc_end_round(s);
     return;
   }
-  if (mine != HCOMM_IN_PLACE)
+  size_t largest = 0;
+  for (int r = 0; r < s->size; r++)
+    if (r != root && rbytes[r] > largest)
+      largest = rbytes[r];
+  size_t first_max = hc_coll_tuning.gather_recv_first_max;
+  bool recv_first = first_max > 0 && largest <= first_max;
+  if (!recv_first && mine != HCOMM_IN_PLACE)
     hc_nbc_add_copy(s, mine, recvbuf + rdispls[root], rbytes[root]);
   for (int r = 0; r < s->size; r++)
     if (r != root)
       hc_nbc_add_recv(s, recvbuf + rdispls[r], rbytes[r], r);
+  if (recv_first && mine != HCOMM_IN_PLACE)
+    hc_nbc_add_copy(s, mine, recvbuf + rdispls[root], rbytes[root]);
   hc_nbc_end_round(s);
 }
 

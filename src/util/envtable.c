@@ -110,6 +110,11 @@ const hc_env_entry_t hc_env_table[] = {
     {"HCMPI_COLL_GATHER_LINEAR_MAX", "4", "library",
      "gathers and scatters on at most this many ranks go straight to or "
      "from the root; larger ones use a binomial tree"},
+    {"HCMPI_COLL_GATHER_RECV_FIRST_MAX", "512k", "library",
+     "a linear gather's root whose largest incoming block is at most this "
+     "posts its receives before it copies its own block; larger ones copy "
+     "first (a far pair's shared CMA read of 1 MiB lost with the receives "
+     "first); 0: always copy first"},
     {"HCMPI_COLL_SHM", "1", "library",
      "0 leaves the blocking Barrier, Bcast, Reduce and Allreduce to "
      "point-to-point schedules instead of a shared segment per communicator "
@@ -474,6 +479,7 @@ const hc_env_bounds_t hc_env_bounds[] = {
     {"HCMPI_COLL_ALLTOALL_LINEAR", 1, 0, 64 * ENV_GIB},
     {"HCMPI_COLL_ALLTOALL_BRUCK", 1, 0, 64 * ENV_GIB},
     {"HCMPI_COLL_GATHER_LINEAR_MAX", 0, 1, 1 << 20},
+    {"HCMPI_COLL_GATHER_RECV_FIRST_MAX", 1, 0, 64 * ENV_GIB},
     {"HCMPI_COLL_SHM_MAX", 1, 0, 64 * ENV_GIB},
     {"HCMPI_COLL_SHM_CHUNK", 1, 4 << 10, 64 << 20},
     {"HCMPI_COLL_SHM_ALLGATHER_MAX", 1, 0, 64 * ENV_GIB},
