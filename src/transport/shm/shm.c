@@ -300,10 +300,8 @@ typedef struct shm_ctx {
    * bytes or more bypass my cache (hc_shm_pool_set_stream_min). */
   size_t far_cell_stream_min;
   /* The pair's placement (shm_choose_placement; UNKNOWN where not
-   * judged), which the placement op gives layers above, and whether it
-   * is far. */
+   * judged), which the placement op gives layers above. */
   hc_transport_placement_t placement;
-  int far;
   /* The processor's shm_prefetch_next, off on a crowded node: the out
    * rings' prefetch_next, the in rings' read_published (both measured on
    * the AMD EPYC only: amdp2p23, amdrecv23), and whether an empty poll
@@ -1010,12 +1008,11 @@ static hc_status_t shm_connected(void *ctx) {
   shm_copy_bells(shm);
   if (shm->local_size > 1)
     shm->placement = shm_choose_placement(shm);
-  shm->far = shm->placement == HC_TRANSPORT_PLACEMENT_FAR;
   /* Far, the destination's copy out of a cell this core just wrote pulls
    * each line across the slow link, and so does the next fill of the
    * cell, from the destination's core; written past the cache, both go to
    * memory instead (bench/NOTES.md, nt29). */
-  if (shm->far && shm->pools != NULL)
+  if (shm->placement == HC_TRANSPORT_PLACEMENT_FAR && shm->pools != NULL)
     hc_shm_pool_set_stream_min(&shm->pools[shm->local_rank],
                                shm->far_cell_stream_min);
   if (shm->linked) {
@@ -1740,7 +1737,8 @@ static size_t shm_stream_read_min(shm_ctx_t *shm, int p) {
   shm_sample_runq(shm);
   if (shm_pair_contended(shm, p))
     return 0;
-  if (shm->far && shm->far_read_min < shm->cma_min && shm->cma_enabled &&
+  if (shm->placement == HC_TRANSPORT_PLACEMENT_FAR &&
+      shm->far_read_min < shm->cma_min && shm->cma_enabled &&
       !shm->cma_off[p])
     return shm->far_read_min;
   return shm->cma_min;
