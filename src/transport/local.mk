@@ -1,7 +1,9 @@
 # src/transport: how bytes reach a peer; one folder per transport.
 HC_TRANSPORT_SOURCES = src/transport/transport.h src/transport/transport.c
 HC_TRANSPORT_SOURCES += src/transport/self/self.c
-HC_TRANSPORT_SOURCES += src/transport/shm/shm.c src/transport/shm/shm_ring.c \
+HC_TRANSPORT_SOURCES += src/transport/shm/shm.c src/transport/shm/shm_impl.h \
+	src/transport/shm/shm_cma.c src/transport/shm/shm_placement.c \
+	src/transport/shm/shm_ring.c \
 	src/transport/shm/shm_ring.h src/transport/shm/shm_pool.c \
 	src/transport/shm/shm_pool.h src/transport/shm/shm_layout.c \
 	src/transport/shm/shm_layout.h src/transport/shm/shm_fastbox.c \

@@ -31,8 +31,8 @@
  * 1 KiB and a header with few local ranks, 112 bytes with many) goes there
  * instead when the box is free and the ring is empty (every packet of the
  * ring was taken), which the receiver polls before the ring: one word to
- * look at, only the lines the packet covers to copy.  Since the box is filled only
- * behind an empty ring, a packet in it is older than any in the ring, so
+ * look at, only the lines the packet covers to copy.  Since the box is filled
+ * only behind an empty ring, a packet in it is older than any in the ring, so
  * the receiver takes the box first whenever it holds one, also between
  * two packets of the ring.
  *
@@ -64,10 +64,10 @@
  * (sent_mask, after the packet and the fence, unless it is set), and the
  * receiver's poll reads that word instead of every peer's box and ring,
  * then drains only the peers marked, clearing a bit once that peer had
- * nothing at two looks in a row and looking at it once more.  The marks only steer polls: every wake-up still goes
- * through the pattern above, a sleeper's re-check and every 64th empty
- * poll still look at every peer, so a mark late or missing delays a
- * packet, never loses it.
+ * nothing at two looks in a row and looking at it once more.  The marks only
+ * steer polls: every wake-up still goes through the pattern above, a sleeper's
+ * re-check and every 64th empty poll still look at every peer, so a mark late
+ * or missing delays a packet, never loses it.
  *
  * A futex cannot be polled, so beside a transport that sleeps on a
  * descriptor (tcp to other nodes) the two would sleep in turns.  There
@@ -99,11 +99,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "transport/shm/shm_fastbox.h"
-#include "transport/shm/shm_layout.h"
-#include "transport/shm/shm_pool.h"
-#include "transport/shm/shm_ring.h"
-#include "transport/transport.h"
+#include "transport/shm/shm_impl.h"
 #include "util/cpu_profile.h"
 #include "util/env.h"
 #include "util/fence.h"
@@ -111,11 +107,11 @@
 #include "util/shmseg.h"
 
 #define SHM_MAGIC 0x68636d7069736567ULL /* "hcmpiseg" */
-/* 13: placement_probe in the slots; 12: read_until_ns on a line of its own; 11: read_until_ns in the slots; 10: sent_mask in the slots; 8: fast boxes of 2-18 lines (box_bytes); 7:
- * shared CMA reads; 6: runq_contended in the slots; 5: pollable doorbell;
- * 4: fast boxes */
+/* 13: placement_probe in the slots; 12: read_until_ns on a line of its own; 11:
+ * read_until_ns in the slots; 10: sent_mask in the slots; 8: fast boxes of 2-18
+ * lines (box_bytes); 7: shared CMA reads; 6: runq_contended in the slots; 5:
+ * pollable doorbell; 4: fast boxes */
 #define SHM_VERSION 13
-#define SHM_NAME_MAX HC_SHMSEG_NAME_MAX
 #define SHM_DEFAULT_CELL_SIZE ((size_t)16 << 10)
 #define SHM_DEFAULT_CELLS 64
 #define SHM_MIN_CELL_SIZE ((size_t)256)
@@ -125,9 +121,6 @@
 /* What the pools of a node may take by default before cells shrink; tmpfs
  * pages are allocated on first touch, so this bounds the worst case. */
 #define SHM_POOL_BUDGET ((size_t)256 << 20)
-/* Payload bytes of a ring slot: a packet header and a small message fit,
- * and a slot with its 16-byte header is four cache lines. */
-#define SHM_INLINE_MAX ((size_t)240)
 /* Slots per pair ring: at most this many, fewer as local ranks grow so
  * one rank's incoming rings stay within SHM_RING_BYTES_PER_RANK. */
 #define SHM_RING_SLOTS_MAX 64u
@@ -160,36 +153,6 @@
 /* An interval with less runnable time than this (a rank that slept) keeps
  * the last verdict: too little to tell. */
 #define SHM_RUNQ_MIN_NS 2000000ull
-/* Ring tag of a slot that names a pool cell instead of holding a packet. */
-#define SHM_TAG_POOL 1u
-/* Ring tag of a slot that asks its reader to help with a CMA read of its
- * memory (struct shm_help_ask). */
-#define SHM_TAG_HELP 2u
-/* A CMA read of at least HCMPI_SHM_CMA_HELP_MIN bytes is shared: the
- * reader asks the peer it reads from, through their ring, to write chunks
- * of SHM_HELP_CHUNK bytes from the front (process_vm_writev) while it reads
- * chunks from the back; each chunk is claimed in the reader's slot, so
- * whichever process holds a core copies, and two cores copy at once where
- * both have one.  Two processes copying 4 MiB so: 24-27 GB/s against
- * 10-12 for one read (bench/NOTES.md, bw17b).  Only between ranks that do
- * not wait for a core (SHM_DEFAULT_RUNQ_MAX): the reader cannot end its
- * read while the helper's chunk is in flight.  The default of
- * HCMPI_SHM_CMA_HELP_MIN is the processor's (util/cpu_profile.c). */
-#define SHM_HELP_CHUNK ((size_t)256 << 10)
-/* A rank whose memory a local peer reads with CMA waits for that peer's
- * FIN: had it slept, every message of a window cost the reader a futex
- * wake and the sleeper a membarrier, whose interrupt lands on the reader's
- * core mid-copy (strace of 1 MiB windows: one of each per message, the
- * sender's 4000 polls ~60 us against a read of ~50-80 us).  So the reader
- * publishes how long its read may take, at SHM_READ_POLL_BYTES_PER_NS, at
- * most SHM_READ_POLL_MAX_NS, and the owner polls rather than sleep until
- * then; never between ranks that wait for a core (SHM_DEFAULT_RUNQ_MAX),
- * where polling would take the reader's core share. */
-#define SHM_READ_POLL_BYTES_PER_NS 4
-#define SHM_READ_POLL_MAX_NS 2000000ull
-/* The claims word: generation (16 bits), front and back (24 bits each, in
- * chunks). */
-#define SHM_HELP_CHUNKS_MAX ((1u << 24) - 1)
 /* Shortest interval between two checks of whether local peers still live
  * (HCMPI_SHM_LIVENESS_MS): with a wait's sleep, the bound on how long a
  * local peer's death goes unnoticed.  A peer that lives but hangs is never
@@ -200,167 +163,6 @@
 /* Packets one progress call delivers from one ring, and in all. */
 #define SHM_BATCH_PER_RING 32
 #define SHM_BATCH_TOTAL 128
-/* Tests only (HCMPI_TEST_SHM_READ_DIE): the first CMA read of at most
- * this many bytes, the lone reads' sizes, is cut half-way by a death. */
-#define SHM_TEST_READ_DIE_MAX ((size_t)32 << 10)
-
-/* Which end of a CMA read HCMPI_TEST_SHM_READ_DIE kills half-way. */
-enum shm_test_read_die {
-  SHM_TEST_READ_DIE_OFF,
-  SHM_TEST_READ_DIE_READER, /* the reader itself: no FIN ever leaves */
-  SHM_TEST_READ_DIE_OWNER,  /* the rank read from: the rest is gone */
-};
-
-/* What a SHM_TAG_HELP ring slot carries: the reader's destination, the
- * helper's source, the length, and the generation of the reader's claims
- * word that the request belongs to. */
-struct shm_help_ask {
-  uint64_t reader_addr;
-  uint64_t source_addr;
-  uint64_t len;
-  uint32_t gen;
-  uint32_t pad;
-};
-
-/* What a SHM_TAG_POOL ring slot carries. */
-struct shm_pool_ref {
-  uint32_t index;
-  uint32_t len;
-};
-
-/* shm_push_slot leaves the size check to its callers. */
-_Static_assert(sizeof(struct shm_help_ask) <= SHM_INLINE_MAX &&
-                   sizeof(struct shm_pool_ref) <= SHM_INLINE_MAX,
-               "a ring slot holds what the rings carry");
-
-/* What shm_eager_max_now last saw of a peer: the packets sent to it and
- * taken from it then, whether it had answered (a packet taken) since the
- * ask before, and its verdict, kept until the next packet goes: the short
- * path (hc_proto_send_now) and the request path behind it ask about one
- * send twice. */
-struct shm_turn {
-  uint64_t sent_at_ask;
-  uint64_t taken_at_ask;
-  unsigned char answered;
-  unsigned char lone;
-};
-
-typedef struct shm_ctx {
-  int world_rank;
-  int local_rank;
-  int local_size;
-  int *local_world_ranks;
-  hc_transport_recv_cb recv_cb;
-  hc_transport_peer_failed_cb peer_failed_cb;
-  void *engine;
-  char name[SHM_NAME_MAX];
-  int linked; /* this rank created the name and has not unlinked it */
-  /* Local rank 0's anonymous segment (memfd), open until every local rank
-   * mapped it through /proc/<pid>/fd/<n>; no name ever exists, so nothing
-   * can leak whoever dies when.  -1 with a named segment. */
-  int memfd;
-  /* Liveness of local peers: pidfds (-1: none, kill(pid, 0) instead),
-   * polled when a wait is about to sleep; deaths found there are reported
-   * through peer_failed_cb by the next progress, under the engine lock. */
-  int *pidfd;
-  _Atomic unsigned char *dead; /* 1 found dead, 2 reported */
-  _Atomic int deaths_pending;
-  _Atomic long next_liveness_ms;
-  long liveness_ms; /* HCMPI_SHM_LIVENESS_MS */
-  unsigned char *base;
-  size_t seg_size;
-  struct hc_shm_seg_hdr *hdr;
-  struct hc_shm_slot *slots;
-  hc_shm_ring_t *in;             /* [local peer]: ring peer -> me */
-  hc_shm_ring_t *out;            /* [local peer]: ring me -> peer */
-  hc_shm_fastbox_end_t *box_in;  /* [local peer]: box peer -> me */
-  hc_shm_fastbox_end_t *box_out; /* [local peer]: box me -> peer */
-  /* The largest packet the boxes take: HC_SHM_FASTBOX_MAX, or less where
-   * cells are smaller, since no packet may pass max_packet (the cell). */
-  size_t box_max;
-  hc_shm_pool_t *pools;          /* [local rank]: its pool; mine sends */
-  /* Set by send under the engine lock, read and cleared by a thread about
-   * to sleep without it: atomic, relaxed (a stale value only costs a poll
-   * or a 1 ms turn). */
-  _Atomic unsigned char *out_blocked; /* send found out[peer] full */
-  _Atomic int pool_blocked;           /* send found my pool full */
-  unsigned char *box_skips; /* [local peer]: sends left past the box */
-  struct shm_turn *turns;   /* [local peer]: shm_eager_max_now's memory */
-  unsigned char *cma_off;   /* CMA refused for this peer */
-  unsigned char *cma_worked;          /* a read from this peer succeeded */
-  unsigned char *in_corrupt; /* in[peer] held garbage: no longer read */
-  int cma_enabled;
-  size_t cma_min; /* HCMPI_SHM_CMA_MIN: smaller rendezvous stream */
-  size_t lone_read_min; /* HCMPI_SHM_LONE_READ_MIN: lone ones read */
-  /* HCMPI_SHM_FAR_READ_MIN, and whether this rank's cores and its peer's
-   * are far apart (shm_probe_placement): then rendezvous from there on
-   * are read. */
-  size_t far_read_min;
-  /* HCMPI_SHM_FAR_CELL_STREAM_MIN: where far, my pool's fills of this many
-   * bytes or more bypass my cache (hc_shm_pool_set_stream_min). */
-  size_t far_cell_stream_min;
-  /* The pair's placement (shm_choose_placement; UNKNOWN where not
-   * judged), which the placement op gives layers above. */
-  hc_transport_placement_t placement;
-  /* The processor's shm_prefetch_next, off on a crowded node: the out
-   * rings' prefetch_next, the in rings' read_published (both measured on
-   * the AMD EPYC only: amdp2p23, amdrecv23), and whether an empty poll
-   * after a sparse pooled send asks for the pool's next cell (else it
-   * demotes the one sent). */
-  int prefetch_next;
-  /* Waiting for a core (SHM_DEFAULT_RUNQ_MAX): the schedstat of the thread
-   * that initialised (-1: none), HCMPI_SHM_STREAM_RUNQ_MAX, and the last
-   * sample, taken by one thread at a time (runq_busy). */
-  int runq_fd;
-  long runq_max;
-  atomic_flag runq_busy;
-  long runq_next_ms;
-  uint64_t runq_run_ns, runq_delay_ns;
-  size_t help_min;   /* HCMPI_SHM_CMA_HELP_MIN; 0: never shared */
-  size_t eager_max;  /* the processor profile's largest eager message */
-  size_t eager_busy_max; /* HCMPI_SHM_EAGER_BUSY_MAX */
-  uint32_t help_gen; /* generation of my last shared read */
-  int test_help_die; /* HCMPI_TEST_SHM_HELP_DIE */
-  enum shm_test_read_die test_read_die; /* HCMPI_TEST_SHM_READ_DIE */
-  /* Before the segment is mapped, max_packet answers with the shape this
-   * rank's environment would choose; a smaller shape found at mapping time
-   * then fails connect instead of failing sends later. */
-  size_t cell_size_hint;
-  size_t cell_size_promised;
-  /* The last lookup of shm_local_of: the world rank in the high half,
-   * its local rank in the low one, one word so that any thread reads a
-   * pair.  Sends go to one peer many times in a row. */
-  _Atomic uint64_t last_lookup;
-  int *peers;          /* the local ranks but mine, ascending */
-  int npeers;          /* entries of peers; 0 until the segment is mapped */
-  /* The peers an empty poll looks at: npeers, or 0 on a crowded node,
-   * whose polls read this rank's marks instead (shm_mark_sent). */
-  int look_npeers;
-  _Atomic uint64_t *sent_marks; /* my slot's sent_mask when crowded */
-  uint64_t marks_quiet; /* marked bits whose peers had nothing last look */
-  int rr;              /* index in peers of the first one progress polls */
-  unsigned idle_polls; /* progress calls that found nothing, mod 2^32 */
-  int bell_fd;         /* my pollable doorbell (eventfd); -1 none */
-  int *peer_bell_fd;   /* [local rank]: my copy of its doorbell; -1 none */
-  int bell_announced;  /* the debug log said it is used */
-  /* More local ranks than online processors: ranks take turns on cores. */
-  int crowded;
-  /* The cell of my last sparse pooled send, demoted at my next empty poll
-   * (demote_len 0: none); with prefetch_next, its length is the guess of
-   * the next one's instead. */
-  uint32_t demote_index;
-  uint32_t demote_len;
-  /* HCMPI_SHM_LIGHT_FENCE on this rank and the node not crowded. */
-  int light_wanted;
-  /* The segment's choice (local rank 0's light_wanted): sleepers run
-   * membarrier; and where this rank wants it too and is registered for
-   * membarrier's global expedited command, its sends fence against the
-   * compiler only (see the top of the file).  Taken from the segment so
-   * that a rank whose environment differs cannot send light to a peer
-   * that sleeps without membarrier. */
-  int light_fences;
-  int light_send_fence;
-} shm_ctx_t;
 
 static size_t shm_align(size_t n, size_t to) { return (n + to - 1) / to * to; }
 
@@ -373,8 +175,8 @@ static uint64_t shm_lookup_pair(int world_rank, int local_rank) {
 }
 
 /* shm_local_of past its remembered pair: a binary search. */
-static __attribute__((noinline)) int shm_local_search(shm_ctx_t *shm,
-                                                      int world_rank) {
+__attribute__((noinline)) int hc_shm_local_search(shm_ctx_t *shm,
+                                                  int world_rank) {
   int lo = 0, hi = shm->local_size - 1;
   while (lo <= hi) {
     int mid = lo + (hi - lo) / 2;
@@ -390,17 +192,6 @@ static __attribute__((noinline)) int shm_local_search(shm_ctx_t *shm,
       hi = mid - 1;
   }
   return -1;
-}
-
-/* The local rank of a world rank, -1 when it has none here.  The
- * remembered pair inline: every send asks, and the call was ~6
- * instructions of each (bench/NOTES.md, lat27). */
-__attribute__((always_inline)) static inline int shm_local_of(shm_ctx_t *shm,
-                                                              int world_rank) {
-  uint64_t last = atomic_load_explicit(&shm->last_lookup, memory_order_relaxed);
-  if ((uint32_t)(last >> 32) == (uint32_t)world_rank)
-    return (int)(uint32_t)last;
-  return shm_local_search(shm, world_rank);
 }
 
 static uint32_t shm_round_pow2(long value) {
@@ -484,8 +275,7 @@ static hc_status_t shm_alloc_arrays(shm_ctx_t *shm, const int *ranks) {
   if (shm->local_world_ranks == NULL || shm->in == NULL || shm->out == NULL ||
       shm->box_in == NULL || shm->box_out == NULL || shm->pools == NULL ||
       shm->out_blocked == NULL || shm->box_skips == NULL ||
-      shm->turns == NULL ||
-      shm->cma_off == NULL || shm->cma_worked == NULL ||
+      shm->turns == NULL || shm->cma_off == NULL || shm->cma_worked == NULL ||
       shm->in_corrupt == NULL || shm->dead == NULL || shm->pidfd == NULL ||
       shm->peer_bell_fd == NULL || shm->peers == NULL)
     return HC_ERR_NOMEM;
@@ -497,8 +287,7 @@ static hc_status_t shm_alloc_arrays(shm_ctx_t *shm, const int *ranks) {
   memcpy(shm->local_world_ranks, ranks, n * sizeof(int));
   /* A first send to a peer counts as a ping-pong's turn. */
   for (size_t q = 0; q < n; q++)
-    shm->turns[q] = (struct shm_turn){.sent_at_ask = UINT64_MAX,
-                                      .answered = 1};
+    shm->turns[q] = (struct shm_turn){.sent_at_ask = UINT64_MAX, .answered = 1};
   atomic_store(&shm->last_lookup, shm_lookup_pair(-1, -1)); /* no rank */
   return HC_OK;
 }
@@ -531,8 +320,8 @@ static void shm_unmap(shm_ctx_t *shm) {
 /* The fences this rank uses, from the segment's choice (shm_ctx_t). */
 static void shm_adopt_fences(shm_ctx_t *shm) {
   shm->light_fences = shm->hdr->light_fences != 0;
-  shm->light_send_fence = shm->light_fences && shm->light_wanted &&
-                          hc_fence_light_register();
+  shm->light_send_fence =
+      shm->light_fences && shm->light_wanted && hc_fence_light_register();
   hc_log(HC_LOG_DEBUG, "shm", "light fences: sleepers %s, sends %s",
          shm->light_fences ? "membarrier" : "fence only",
          shm->light_send_fence ? "light" : "fenced");
@@ -630,8 +419,8 @@ static void shm_format(shm_ctx_t *shm, const shm_shape_t *sh) {
   for (size_t i = 0; i < (size_t)n * (size_t)(n - 1); i++) {
     hc_shm_ring_format(shm->base + sh->ring_offset + i * sh->ring_bytes,
                        SHM_INLINE_MAX, sh->ring_slots);
-    hc_shm_fastbox_format(
-        (struct hc_shm_fastbox *)(boxes + i * sh->box_bytes), 0);
+    hc_shm_fastbox_format((struct hc_shm_fastbox *)(boxes + i * sh->box_bytes),
+                          0);
   }
   for (int p = 0; p < n; p++)
     hc_shm_pool_format(shm->base + sh->pool_offset + (size_t)p * sh->pool_bytes,
@@ -872,130 +661,6 @@ static void shm_copy_bells(shm_ctx_t *shm) {
 #endif
 }
 
-/* One way of a cache line between the two ranks' cores from which the
- * pair counts as far apart: bench/compare.py's line (near ~0.05 us, far
- * ~0.2 on the AMD EPYC VM, bench/NOTES.md rate24 and far25).  From
- * SHM_SHARED_ONE_WAY_NS a batch met a context switch (the two ranks on
- * one core, as they may be before the engine binds them) and says
- * nothing. */
-#define SHM_FAR_ONE_WAY_NS 120
-#define SHM_SHARED_ONE_WAY_NS 600
-/* The ping-pong: batches of round trips, each timed by local rank 0, the
- * quickest of SHM_PROBE_BATCHES clean ones counting, since a preempted
- * batch only reads slower.  All of it ends by SHM_PROBE_LIMIT_NS after it
- * began, whatever the peer does. */
-#define SHM_PROBE_BATCHES 16
-#define SHM_PROBE_TRIPS 8
-#define SHM_PROBE_LIMIT_NS 10000000ull
-/* Polls of a wait before it yields the core now and then: the peer may
- * share it. */
-#define SHM_PROBE_SPINS 1024
-/* Local rank 0's verdict after the last trip: this value plus far. */
-#define SHM_PROBE_VERDICT ((uint64_t)1 << 32)
-
-static uint64_t shm_now_ns(void);
-
-/* Waits until *line reads want or a verdict; returns what it read, 0 at
- * the deadline. */
-static uint64_t shm_probe_wait(_Atomic uint64_t *line, uint64_t want,
-                               uint64_t deadline_ns) {
-  for (unsigned polls = 1;; polls++) {
-    uint64_t v = atomic_load_explicit(line, memory_order_acquire);
-    if (v == want || v >= SHM_PROBE_VERDICT)
-      return v;
-    hc_spin_pause();
-    if (polls % 128 == 0) {
-      if (shm_now_ns() > deadline_ns)
-        return 0;
-      if (polls >= SHM_PROBE_SPINS)
-        sched_yield();
-    }
-  }
-}
-
-/* Local rank 0's side: round trips on its probe line (it writes odd
- * steps, the peer answers each with the next even one) until
- * SHM_PROBE_BATCHES clean batches or the deadline; far when the quickest
- * took SHM_FAR_ONE_WAY_NS or more each way.  The verdict goes on the
- * line, which ends the peer's side. */
-static int shm_probe_lead(_Atomic uint64_t *line, uint64_t deadline_ns,
-                          uint64_t *best_ns, int *clean) {
-  uint64_t step = 0, best = UINT64_MAX;
-  int batches = 0, gone = 0;
-  while (batches < SHM_PROBE_BATCHES && !gone) {
-    uint64_t t0 = shm_now_ns();
-    for (int i = 0; i < SHM_PROBE_TRIPS && !gone; i++) {
-      atomic_store_explicit(line, step + 1, memory_order_release);
-      step += 2;
-      gone = shm_probe_wait(line, step, deadline_ns) != step;
-    }
-    uint64_t one_way = (shm_now_ns() - t0) / (2 * SHM_PROBE_TRIPS);
-    if (!gone && one_way < SHM_SHARED_ONE_WAY_NS) {
-      batches++;
-      best = one_way < best ? one_way : best;
-    }
-  }
-  int far = batches == SHM_PROBE_BATCHES && best >= SHM_FAR_ONE_WAY_NS;
-  atomic_store_explicit(line, SHM_PROBE_VERDICT + (uint64_t)far,
-                        memory_order_release);
-  *best_ns = batches > 0 ? best : 0;
-  *clean = batches;
-  return far;
-}
-
-/* The other rank's side: answers every odd step until the verdict. */
-static int shm_probe_answer(_Atomic uint64_t *line, uint64_t deadline_ns) {
-  for (uint64_t step = 1;; step += 2) {
-    uint64_t v = shm_probe_wait(line, step, deadline_ns);
-    if (v >= SHM_PROBE_VERDICT)
-      return v == SHM_PROBE_VERDICT + 1;
-    if (v != step)
-      return 0; /* the deadline */
-    atomic_store_explicit(line, step + 1, memory_order_release);
-  }
-}
-
-/* Whether the two ranks of a node sit on cores far apart, by a ping-pong
- * on local rank 0's probe line, led and judged by local rank 0, whose
- * verdict rank 1 takes, so both agree.  A peer late or gone leaves near
- * (the profile's choice) by the deadline; either verdict moves the same
- * bytes. */
-static hc_transport_placement_t shm_probe_placement(shm_ctx_t *shm) {
-  _Atomic uint64_t *line = &shm->slots[0].placement_probe;
-  uint64_t start = shm_now_ns(), deadline = start + SHM_PROBE_LIMIT_NS;
-  uint64_t best = 0;
-  int clean = 0, far;
-  if (shm->local_rank == 0)
-    far = shm_probe_lead(line, deadline, &best, &clean);
-  else /* waits longer: rank 0 may start late and still judge */
-    far = shm_probe_answer(line, deadline + SHM_PROBE_LIMIT_NS);
-  hc_log(HC_LOG_DEBUG, "shm",
-         "placement: %s (quickest one way %.3f us over %d clean batches, "
-         "%.1f us in all)",
-         far ? "far" : "near", (double)best / 1000.0, clean,
-         (double)(shm_now_ns() - start) / 1000.0);
-  return far ? HC_TRANSPORT_PLACEMENT_FAR : HC_TRANSPORT_PLACEMENT_NEAR;
-}
-
-/* The pair's placement, whose far verdict takes the far choices
- * (HCMPI_SHM_FAR_READ_MIN, HCMPI_SHM_FAR_CELL_STREAM_MIN): forced by
- * HCMPI_SHM_PLACEMENT, else probed where one could matter (two ranks, not
- * crowded; far reads with CMA on and the far threshold below the stream
- * one, or far cell streaming on); unknown where not probed. */
-static hc_transport_placement_t shm_choose_placement(shm_ctx_t *shm) {
-  const char *forced = hc_env_string("HCMPI_SHM_PLACEMENT", "auto");
-  if (strcmp(forced, "far") == 0)
-    return HC_TRANSPORT_PLACEMENT_FAR;
-  if (strcmp(forced, "near") == 0)
-    return HC_TRANSPORT_PLACEMENT_NEAR;
-  int far_reads =
-      shm->cma_enabled && shm->far_read_min < shm->cma_min && shm->runq_max > 0;
-  if (shm->local_size != 2 || shm->crowded ||
-      (!far_reads && shm->far_cell_stream_min == 0))
-    return HC_TRANSPORT_PLACEMENT_UNKNOWN;
-  return shm_probe_placement(shm);
-}
-
 static hc_status_t shm_connected(void *ctx) {
   shm_ctx_t *shm = ctx;
   if (shm->local_size > 1 && shm->base == NULL)
@@ -1007,7 +672,7 @@ static hc_status_t shm_connected(void *ctx) {
   shm_open_pidfds(shm);
   shm_copy_bells(shm);
   if (shm->local_size > 1)
-    shm->placement = shm_choose_placement(shm);
+    shm->placement = hc_shm_placement_choose(shm);
   /* Far, the destination's copy out of a cell this core just wrote pulls
    * each line across the slow link, and so does the next fill of the
    * cell, from the destination's core; written past the cache, both go to
@@ -1059,39 +724,9 @@ static void shm_ring_bell(shm_ctx_t *shm, int p) {
 
 /* shm_wake's work once p was seen asleep or polling: out of line, since
  * a stream's sends find their peer awake. */
-static __attribute__((noinline)) void shm_wake_sleeper(shm_ctx_t *shm, int p) {
+__attribute__((noinline)) void hc_shm_wake_sleeper(shm_ctx_t *shm, int p) {
   shm_ring_doorbell(shm, p);
   shm_ring_bell(shm, p);
-}
-
-/* On a crowded node, tells local rank p that this rank published a packet
- * for it: sets this rank's bit in p's slot (sent_mask; the sleeping word
- * the wake-up reads is on that line too) unless it is set already, which
- * while this rank keeps sending it stays (shm_progress_marked): a
- * fetch-or on every send cost 4 ranks on 2 cores ~5 % of their message
- * rate.  The caller has
- * published and fenced: a bit seen set was cleared, if at all, after the
- * packet was visible, and the clearer looks again after clearing.  A mark
- * late or missing delays a packet, never loses it (see the top). */
-__attribute__((always_inline)) static inline void shm_mark_sent(shm_ctx_t *shm,
-                                                                int p) {
-  if (!shm->crowded)
-    return;
-  _Atomic uint64_t *mask = &shm->slots[p].sent_mask;
-  uint64_t bit = (uint64_t)1 << (shm->local_rank & 63);
-  if (!(atomic_load_explicit(mask, memory_order_relaxed) & bit))
-    atomic_fetch_or_explicit(mask, bit, memory_order_release);
-}
-
-/* Wakes local rank p however it sleeps; the caller has published and
- * fenced.  Inline: every send asks, and an awake peer costs the two loads
- * (where the call cost a frame, ~25 instructions a send). */
-__attribute__((always_inline)) static inline void shm_wake(shm_ctx_t *shm,
-                                                           int p) {
-  struct hc_shm_slot *slot = &shm->slots[p];
-  if ((atomic_load_explicit(&slot->sleeping, memory_order_relaxed) |
-       atomic_load_explicit(&slot->polling, memory_order_relaxed)) != 0)
-    shm_wake_sleeper(shm, p);
 }
 
 static void shm_wake_op(void *ctx, int peer_world_rank) {
@@ -1099,25 +734,6 @@ static void shm_wake_op(void *ctx, int peer_world_rank) {
   int p = shm->base != NULL ? shm_local_of(shm, peer_world_rank) : -1;
   if (p >= 0 && p != shm->local_rank)
     shm_wake(shm, p);
-}
-
-/* Pushes one slot of total bytes (the pieces' sum, at most SHM_INLINE_MAX,
- * the rings' cell size) to peer's ring; on a full ring raises the waiting
- * flag and looks once more, since the consumer may have drained it before
- * it could see the flag.  Inlined: called, its frame cost ~20
- * instructions of every small send. */
-__attribute__((always_inline)) static inline hc_status_t
-shm_push_slot(shm_ctx_t *shm, int peer, uint32_t tag, const struct iovec *iov,
-              int iovcnt, size_t total) {
-  hc_shm_ring_t *ring = &shm->out[peer];
-  hc_status_t rc = hc_shm_ring_push_sized(ring, tag, iov, iovcnt, total);
-  if (rc == HC_ERR_AGAIN) {
-    hc_shm_ring_set_waiting(ring);
-    rc = hc_shm_ring_push_sized(ring, tag, iov, iovcnt, total);
-  }
-  atomic_store_explicit(&shm->out_blocked[peer], rc == HC_ERR_AGAIN,
-                        memory_order_relaxed);
-  return rc;
 }
 
 /* A packet too large for a slot: into a cell of my pool, its index into
@@ -1282,81 +898,6 @@ __attribute__((always_inline)) static inline int shm_take_box(shm_ctx_t *shm,
   return 1;
 }
 
-static uint64_t shm_claims(uint32_t gen, uint32_t front, uint32_t back) {
-  return (uint64_t)(gen & 0xffffu) << 48 | (uint64_t)front << 24 | back;
-}
-
-static uint32_t shm_claims_gen(uint64_t w) { return (uint32_t)(w >> 48); }
-static uint32_t shm_claims_front(uint64_t w) {
-  return (uint32_t)(w >> 24) & SHM_HELP_CHUNKS_MAX;
-}
-static uint32_t shm_claims_back(uint64_t w) {
-  return (uint32_t)w & SHM_HELP_CHUNKS_MAX;
-}
-
-/* A process_vm_readv (or, write, _writev) of len bytes between local and
- * remote in pid, looped over short counts and EINTR: the kernel may stop
- * short (it caps one call near 2 GiB).  0, or the errno (EIO: no byte
- * moved and no error either); *moved says how far it got. */
-static int shm_cma_copy(pid_t pid, void *local, uint64_t remote, size_t len,
-                        int write, size_t *moved) {
-  size_t done = 0;
-  *moved = 0;
-  while (done < len) {
-    struct iovec l = {(unsigned char *)local + done, len - done};
-    struct iovec r = {(void *)(uintptr_t)(remote + done), len - done};
-    ssize_t n = write ? process_vm_writev(pid, &l, 1, &r, 1, 0)
-                      : process_vm_readv(pid, &l, 1, &r, 1, 0);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0)
-      return n < 0 ? errno : EIO;
-    done += (size_t)n;
-    *moved = done;
-  }
-  return 0;
-}
-
-/* Local rank p asked me to help with its read of my memory: I claim chunks
- * from the front of its claims word, while it holds the generation asked
- * for, and write each into p's memory.  A write that fails is flagged, and
- * p reads the chunks I claimed itself. */
-static void shm_help(shm_ctx_t *shm, int p, const void *slot, size_t len) {
-  struct shm_help_ask ask;
-  if (len != sizeof ask)
-    return;
-  memcpy(&ask, slot, sizeof ask);
-  struct hc_shm_slot *theirs = &shm->slots[p];
-  pid_t pid = atomic_load_explicit(&theirs->pid, memory_order_acquire);
-  uint64_t w = atomic_load_explicit(&theirs->help_claims, memory_order_acquire);
-  while (pid > 0 && shm_claims_gen(w) == (ask.gen & 0xffffu) &&
-         shm_claims_front(w) < shm_claims_back(w)) {
-    uint32_t f = shm_claims_front(w);
-    if (!atomic_compare_exchange_weak_explicit(
-            &theirs->help_claims, &w,
-            shm_claims(ask.gen, f + 1, shm_claims_back(w)),
-            memory_order_acq_rel, memory_order_acquire))
-      continue;
-    if (shm->test_help_die) /* tests: a helper dies holding a claim */
-      kill(getpid(), SIGKILL);
-    uint64_t off = (uint64_t)f * SHM_HELP_CHUNK;
-    size_t n = off + SHM_HELP_CHUNK <= ask.len ? SHM_HELP_CHUNK
-                                               : (size_t)(ask.len - off);
-    size_t moved;
-    int err =
-        off < ask.len
-            ? shm_cma_copy(pid, (void *)(uintptr_t)(ask.source_addr + off),
-                           ask.reader_addr + off, n, 1, &moved)
-            : EINVAL;
-    if (err != 0)
-      atomic_store_explicit(&theirs->help_failed, 1, memory_order_relaxed);
-    atomic_fetch_add_explicit(&theirs->help_done, 1, memory_order_release);
-    if (err != 0)
-      break;
-    w = atomic_load_explicit(&theirs->help_claims, memory_order_acquire);
-  }
-}
-
 /* Delivers up to max packets from p's fast box and ring, oldest first;
  * wakes p if it waits for ring space or for the pool cells handed back.
  * Inlined into both its callers, as it was into the one before
@@ -1381,7 +922,7 @@ shm_drain_peer(shm_ctx_t *shm, int p, int max) {
     if (hc_shm_fastbox_holds(&shm->box_in[p]))
       continue;
     if (tag == SHM_TAG_HELP)
-      shm_help(shm, p, data, len);
+      hc_shm_cma_help(shm, p, data, len);
     else if (tag != SHM_TAG_POOL)
       shm->recv_cb(shm->engine, shm->local_world_ranks[p], data, len);
     else if (shm_deliver_pooled(shm, p, data, len))
@@ -1540,192 +1081,11 @@ static int shm_progress(void *ctx) {
   return shm_progress_deliver(shm);
 }
 
-/* EPERM and friends mean a policy (ptrace rules, seccomp, a kernel without
- * CMA); an EFAULT before any byte moved on a pair that never worked is
- * treated the same, since some policies report it that way. */
-static hc_status_t shm_cma_error(shm_ctx_t *shm, int peer, int err,
-                                 size_t done) {
-  if (err == ESRCH)
-    return HC_ERR_PEER_DEAD;
-  int policy = err == EPERM || err == EACCES || err == ENOSYS ||
-               (err == EFAULT && done == 0 && !shm->cma_worked[peer]);
-  if (policy) {
-    hc_log(HC_LOG_INFO, "shm", "CMA with local rank %d refused (%s): off",
-           peer, strerror(err));
-    shm->cma_off[peer] = 1;
-    return HC_ERR_NOT_SUPPORTED;
-  }
-  hc_log(HC_LOG_WARN, "shm", "CMA with local rank %d: %s", peer,
-         strerror(err));
-  return err == EFAULT ? HC_ERR_NOT_SUPPORTED : HC_ERR_SYSTEM;
-}
-
-static int shm_peer_gone(shm_ctx_t *shm, int p);
-
-/* 1 while this rank or local rank p lately waited for a core too long. */
-static int shm_pair_contended(shm_ctx_t *shm, int p) {
-  return atomic_load_explicit(&shm->slots[shm->local_rank].runq_contended,
-                              memory_order_relaxed) ||
-         atomic_load_explicit(&shm->slots[p].runq_contended,
-                              memory_order_relaxed);
-}
-
-/* A CMA read shared with local rank peer (HCMPI_SHM_CMA_HELP_MIN): asks it
- * through the ring, reads chunks from the back until the claims meet, then
- * waits for the chunks it claimed (its writes land in local, which must
- * stay ours until they did).  Any failure of mine closes the claims; a
- * failure of its leaves me the chunks.  HC_ERR_AGAIN: the ring was full,
- * nothing was asked or read. */
-static uint64_t shm_now_ns(void) {
+/* CLOCK_MONOTONIC in nanoseconds. */
+uint64_t hc_shm_now_ns(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-/* Before a read of len bytes of local rank p's memory: p polls, not
- * sleeps, for the read's expected time (SHM_READ_POLL_BYTES_PER_NS). */
-static void shm_announce_read(shm_ctx_t *shm, int p, size_t len) {
-  uint64_t span = len / SHM_READ_POLL_BYTES_PER_NS;
-  if (span > SHM_READ_POLL_MAX_NS)
-    span = SHM_READ_POLL_MAX_NS;
-  atomic_store_explicit(&shm->slots[p].read_until_ns, shm_now_ns() + span,
-                        memory_order_relaxed);
-}
-
-/* 1 while a local peer reads this rank's memory (shm_announce_read). */
-static int shm_being_read(const shm_ctx_t *shm) {
-  uint64_t until = atomic_load_explicit(
-      &shm->slots[shm->local_rank].read_until_ns, memory_order_relaxed);
-  return until != 0 && shm_now_ns() < until;
-}
-
-static hc_status_t shm_read_shared(shm_ctx_t *shm, int peer, pid_t pid,
-                                   void *local, uint64_t remote_addr,
-                                   size_t len) {
-  struct hc_shm_slot *mine = &shm->slots[shm->local_rank];
-  /* The generation advances only with an ask in the ring, which holds
-   * fewer than 2^16 of them: a stale ask never names open claims. */
-  uint32_t gen = (shm->help_gen + 1) & 0xffffu;
-  uint32_t chunks = (uint32_t)((len + SHM_HELP_CHUNK - 1) / SHM_HELP_CHUNK);
-  atomic_store_explicit(&mine->help_done, 0, memory_order_relaxed);
-  atomic_store_explicit(&mine->help_failed, 0, memory_order_relaxed);
-  atomic_store_explicit(&mine->help_claims, shm_claims(gen, 0, chunks),
-                        memory_order_release);
-  struct shm_help_ask ask = {(uint64_t)(uintptr_t)local, remote_addr, len, gen,
-                             0};
-  struct iovec iov = {&ask, sizeof ask};
-  if (shm_push_slot(shm, peer, SHM_TAG_HELP, &iov, 1, sizeof ask) != HC_OK) {
-    atomic_store_explicit(&mine->help_claims, shm_claims(gen, 0, 0),
-                          memory_order_relaxed);
-    return HC_ERR_AGAIN; /* the caller reads alone */
-  }
-  shm->help_gen = gen;
-  atomic_thread_fence(memory_order_seq_cst);
-  shm_mark_sent(shm, peer);
-  shm_wake(shm, peer);
-  int err = 0;
-  size_t moved;
-  uint64_t w = atomic_load_explicit(&mine->help_claims, memory_order_acquire);
-  while (shm_claims_front(w) < shm_claims_back(w)) {
-    uint32_t f = shm_claims_front(w), b = shm_claims_back(w);
-    if (!atomic_compare_exchange_weak_explicit(
-            &mine->help_claims, &w, shm_claims(gen, f, err ? f : b - 1),
-            memory_order_acq_rel, memory_order_acquire))
-      continue;
-    if (err != 0)
-      break;
-    uint64_t off = (uint64_t)(b - 1) * SHM_HELP_CHUNK;
-    size_t n = off + SHM_HELP_CHUNK <= len ? SHM_HELP_CHUNK : len - off;
-    err = shm_cma_copy(pid, (unsigned char *)local + off, remote_addr + off, n,
-                       0, &moved);
-    w = atomic_load_explicit(&mine->help_claims, memory_order_acquire);
-  }
-  uint32_t helped = shm_claims_front(
-      atomic_load_explicit(&mine->help_claims, memory_order_acquire));
-  for (unsigned spins = 1;
-       atomic_load_explicit(&mine->help_done, memory_order_acquire) < helped;
-       spins++) {
-    if (spins % 1024 != 0)
-      continue;
-    if (shm_peer_gone(shm, peer))
-      return HC_ERR_PEER_DEAD;
-    sched_yield();
-  }
-  if (err == 0 && helped > 0 &&
-      atomic_load_explicit(&mine->help_failed, memory_order_relaxed)) {
-    uint64_t front = (uint64_t)helped * SHM_HELP_CHUNK;
-    err = shm_cma_copy(pid, local, remote_addr, front < len ? front : len, 0,
-                       &moved);
-  }
-  if (err == EIO)
-    return HC_ERR_TRANSPORT;
-  if (err != 0)
-    return shm_cma_error(shm, peer, err, len);
-  return HC_OK;
-}
-
-/* Tests only (HCMPI_TEST_SHM_READ_DIE), once: reads the first half of
- * the message, then SIGKILLs this process (the reader) or the owner of
- * the memory, and waits until the owner is gone, so that the caller's read
- * of the whole finds it gone however the scheduler runs the two. */
-static void shm_test_die_mid_read(shm_ctx_t *shm, int peer, pid_t pid,
-                                  void *local, uint64_t remote_addr,
-                                  size_t len) {
-  enum shm_test_read_die who = shm->test_read_die;
-  shm->test_read_die = SHM_TEST_READ_DIE_OFF;
-  size_t moved;
-  (void)shm_cma_copy(pid, local, remote_addr, len / 2, 0, &moved);
-  if (who == SHM_TEST_READ_DIE_READER) {
-    hc_log(HC_LOG_DEBUG, "shm", "dying on purpose half-way through a read");
-    kill(getpid(), SIGKILL);
-  }
-  hc_log(HC_LOG_DEBUG, "shm",
-         "killing local rank %d half-way through a read of its memory", peer);
-  kill(pid, SIGKILL);
-  while (!shm_peer_gone(shm, peer))
-    sched_yield();
-}
-
-/* One single-copy transfer between local and the peer's remote_addr:
- * a read into local, or (write) a write from it. */
-static hc_status_t shm_cma(shm_ctx_t *shm, int peer_world_rank, void *local,
-                           uint64_t remote_addr, size_t len, int write) {
-  int peer = shm_local_of(shm, peer_world_rank);
-  if (peer < 0 || peer == shm->local_rank)
-    return HC_ERR_RANK;
-  if (!shm->cma_enabled || shm->cma_off[peer])
-    return HC_ERR_NOT_SUPPORTED;
-  if (shm->base == NULL)
-    return HC_ERR_STATE;
-  pid_t pid = atomic_load_explicit(&shm->slots[peer].pid, memory_order_acquire);
-  if (pid <= 0)
-    return HC_ERR_STATE;
-  int contended = shm_pair_contended(shm, peer);
-  if (!write && !contended)
-    shm_announce_read(shm, peer, len);
-  if (!write && shm->help_min > 0 && len >= shm->help_min &&
-      shm->cma_worked[peer] && len / SHM_HELP_CHUNK < SHM_HELP_CHUNKS_MAX &&
-      !contended) {
-    hc_status_t rc = shm_read_shared(shm, peer, pid, local, remote_addr, len);
-    if (rc != HC_ERR_AGAIN)
-      return rc;
-  }
-  if (!write && shm->test_read_die != SHM_TEST_READ_DIE_OFF &&
-      len <= SHM_TEST_READ_DIE_MAX)
-    shm_test_die_mid_read(shm, peer, pid, local, remote_addr, len);
-  size_t done;
-  int err = shm_cma_copy(pid, local, remote_addr, len, write, &done);
-  if (err == EIO)
-    return HC_ERR_TRANSPORT;
-  if (err != 0)
-    return shm_cma_error(shm, peer, err, done);
-  shm->cma_worked[peer] = 1;
-  return HC_OK;
-}
-
-static hc_status_t shm_get(void *ctx, int peer_world_rank, void *local,
-                           uint64_t remote_addr, size_t len) {
-  return shm_cma(ctx, peer_world_rank, local, remote_addr, len, 0);
 }
 
 /* The smallest rendezvous with local rank p read with CMA when it is one
@@ -1738,8 +1098,7 @@ static size_t shm_stream_read_min(shm_ctx_t *shm, int p) {
   if (shm_pair_contended(shm, p))
     return 0;
   if (shm->placement == HC_TRANSPORT_PLACEMENT_FAR &&
-      shm->far_read_min < shm->cma_min && shm->cma_enabled &&
-      !shm->cma_off[p])
+      shm->far_read_min < shm->cma_min && shm->cma_enabled && !shm->cma_off[p])
     return shm->far_read_min;
   return shm->cma_min;
 }
@@ -1813,8 +1172,7 @@ static int shm_lone_turn(shm_ctx_t *shm, int p) {
  * stream less its RTS and CTS.  Eager pieces of a message, copied out
  * while the next is copied in, did no better than whole ones here
  * (mid17), so a message goes whole. */
-static size_t shm_eager_max_now(void *ctx, int peer_world_rank,
-                                int in_stream) {
+static size_t shm_eager_max_now(void *ctx, int peer_world_rank, int in_stream) {
   shm_ctx_t *shm = ctx;
   int p = shm->base != NULL ? shm_local_of(shm, peer_world_rank) : -1;
   if (p < 0 || p == shm->local_rank || shm->eager_busy_max == 0)
@@ -1827,13 +1185,6 @@ static size_t shm_eager_max_now(void *ctx, int peer_world_rank,
     return 0;
   return read_min - 1 < shm->eager_busy_max ? read_min - 1
                                             : shm->eager_busy_max;
-}
-
-static hc_status_t shm_put(void *ctx, int peer_world_rank, const void *local,
-                           uint64_t remote_addr, size_t len) {
-  /* process_vm_writev only reads the local iovec's bytes. */
-  return shm_cma(ctx, peer_world_rank, (void *)(uintptr_t)local, remote_addr,
-                 len, 1);
 }
 
 /* Nonzero when progress or send would now find something to do. */
@@ -1915,7 +1266,7 @@ static void shm_sample_runq(shm_ctx_t *shm) {
   atomic_flag_clear_explicit(&shm->runq_busy, memory_order_release);
 }
 
-static int shm_peer_gone(shm_ctx_t *shm, int p) {
+int hc_shm_peer_gone(shm_ctx_t *shm, int p) {
   if (shm->pidfd[p] >= 0) {
     struct pollfd pfd = {.fd = shm->pidfd[p], .events = POLLIN};
     return poll(&pfd, 1, 0) > 0;
@@ -1936,7 +1287,7 @@ static void shm_check_liveness(shm_ctx_t *shm) {
   for (int p = 0; p < shm->local_size; p++) {
     if (p == shm->local_rank || atomic_load(&shm->dead[p]) != 0)
       continue;
-    if (shm_peer_gone(shm, p)) {
+    if (hc_shm_peer_gone(shm, p)) {
       atomic_store(&shm->dead[p], 1);
       atomic_store(&shm->deaths_pending, 1);
     }
@@ -1956,7 +1307,7 @@ static void shm_wait(void *ctx, int timeout_ms) {
   shm_check_liveness(shm);
   shm_sample_runq(shm);
   if (atomic_load_explicit(&shm->deaths_pending, memory_order_relaxed) ||
-      shm_being_read(shm))
+      hc_shm_cma_being_read(shm))
     return;
   struct hc_shm_slot *slot = &shm->slots[shm->local_rank];
   uint32_t bell = atomic_load_explicit(&slot->doorbell, memory_order_seq_cst);
@@ -1995,7 +1346,7 @@ static int shm_wait_pollfd(void *ctx, int *timeout_ms) {
   if (!shm_sleeper_fence(shm) && (*timeout_ms < 0 || *timeout_ms > 1))
     *timeout_ms = 1;
   if (atomic_load_explicit(&shm->deaths_pending, memory_order_relaxed) ||
-      shm_pending(shm) || shm_being_read(shm))
+      shm_pending(shm) || hc_shm_cma_being_read(shm))
     return HC_TRANSPORT_WAIT_NOW;
   return shm->bell_fd;
 }
@@ -2085,11 +1436,11 @@ const hc_transport_ops_t hc_transport_shm_ops = {
     .max_packet = shm_max_packet,
     .send = shm_send,
     .progress = shm_progress,
-    .get = shm_get,
+    .get = hc_shm_cma_get,
     .get_min = shm_get_min,
     .eager_max = shm_eager_max,
     .eager_max_now = shm_eager_max_now,
-    .put = shm_put,
+    .put = hc_shm_cma_put,
     .wake = shm_wake_op,
     .wait = shm_wait,
     /* Alone, the doorbell is a futex in the segment: no descriptor. */

@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "transport/shm/shm_ring.h"    /* HC_SHM_RING_ALIGN */
+#include "transport/shm/shm_ring.h" /* HC_SHM_RING_ALIGN */
 
 /* At offset 0, written by local rank 0 before any other rank maps the
  * segment; magic last. */
@@ -56,7 +56,7 @@ struct hc_shm_slot {
    * the owner as it takes them, so its empty poll reads this line, not
    * every peer's box and ring. */
   _Atomic uint64_t sent_mask;
-  /* A CMA read the owner shares with the peer it reads from (shm.c:
+  /* A CMA read the owner shares with the peer it reads from (shm_cma.c:
    * shm_read_shared), on a line of its own since both write it: the
    * chunks claimed (generation, next from the front, end of those left
    * from the back), how many the peer has written, and whether a write of
@@ -65,14 +65,14 @@ struct hc_shm_slot {
   _Atomic uint32_t help_done;
   _Atomic uint32_t help_failed;
   /* Written by a local peer about to read the owner's memory with CMA
-   * (shm.c: shm_cma): until this CLOCK_MONOTONIC time (ns) the owner polls
+   * (shm_cma.c: shm_cma): until this CLOCK_MONOTONIC time (ns) the owner polls
    * for that peer's answer rather than sleep before it.  On a line of its
    * own, which the owner reads only about to sleep: on the first, every
    * read made the owner's next look at its own runq_contended (once a
    * message) pull that line back from the reader's core. */
   _Alignas(HC_SHM_RING_ALIGN) _Atomic uint64_t read_until_ns;
   /* Local rank 0's only, on a node of two ranks: the start-up ping-pong
-   * that tells how far apart the two cores are (shm.c:
+   * that tells how far apart the two cores are (shm_placement.c:
    * shm_probe_placement), then its verdict. */
   _Alignas(HC_SHM_RING_ALIGN) _Atomic uint64_t placement_probe;
 };
@@ -85,7 +85,7 @@ struct hc_shm_slot {
 typedef struct hc_shm_layout {
   size_t ring_offset; /* local_size x (local_size - 1) rings */
   size_t ring_bytes;
-  size_t box_offset;  /* local_size x (local_size - 1) fast boxes */
+  size_t box_offset; /* local_size x (local_size - 1) fast boxes */
   size_t box_bytes;
   size_t pool_offset; /* local_size pools */
   size_t pool_bytes;

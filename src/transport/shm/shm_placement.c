@@ -1,0 +1,141 @@
+/*
+ * Where the two ranks of a node sit: a cache line's ping-pong between them
+ * at connect tells near cores (a shared cache, ~0.05 us one way on the AMD
+ * EPYC VM) from far ones (~0.2 us), and the far verdict takes the far
+ * choices of shm.c (reads from HCMPI_SHM_FAR_READ_MIN, cells filled past
+ * the cache from HCMPI_SHM_FAR_CELL_STREAM_MIN) and is what the placement
+ * op reports.  HCMPI_SHM_PLACEMENT forces either.
+ */
+#include "config.h"
+
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "transport/shm/shm_impl.h"
+#include "util/env.h"
+#include "util/fence.h"
+#include "util/log.h"
+
+/* One way of a cache line between the two ranks' cores from which the
+ * pair counts as far apart: bench/compare.py's line (near ~0.05 us, far
+ * ~0.2 on the AMD EPYC VM, bench/NOTES.md rate24 and far25).  From
+ * SHM_SHARED_ONE_WAY_NS a batch met a context switch (the two ranks on
+ * one core, as they may be before the engine binds them) and says
+ * nothing. */
+#define SHM_FAR_ONE_WAY_NS 120
+#define SHM_SHARED_ONE_WAY_NS 600
+/* The ping-pong: batches of round trips, each timed by local rank 0, the
+ * quickest of SHM_PROBE_BATCHES clean ones counting, since a preempted
+ * batch only reads slower.  All of it ends by SHM_PROBE_LIMIT_NS after it
+ * began, whatever the peer does. */
+#define SHM_PROBE_BATCHES 16
+#define SHM_PROBE_TRIPS 8
+#define SHM_PROBE_LIMIT_NS 10000000ull
+/* Polls of a wait before it yields the core now and then: the peer may
+ * share it. */
+#define SHM_PROBE_SPINS 1024
+/* Local rank 0's verdict after the last trip: this value plus far. */
+#define SHM_PROBE_VERDICT ((uint64_t)1 << 32)
+
+/* Waits until *line reads want or a verdict; returns what it read, 0 at
+ * the deadline. */
+static uint64_t shm_probe_wait(_Atomic uint64_t *line, uint64_t want,
+                               uint64_t deadline_ns) {
+  for (unsigned polls = 1;; polls++) {
+    uint64_t v = atomic_load_explicit(line, memory_order_acquire);
+    if (v == want || v >= SHM_PROBE_VERDICT)
+      return v;
+    hc_spin_pause();
+    if (polls % 128 == 0) {
+      if (hc_shm_now_ns() > deadline_ns)
+        return 0;
+      if (polls >= SHM_PROBE_SPINS)
+        sched_yield();
+    }
+  }
+}
+
+/* Local rank 0's side: round trips on its probe line (it writes odd
+ * steps, the peer answers each with the next even one) until
+ * SHM_PROBE_BATCHES clean batches or the deadline; far when the quickest
+ * took SHM_FAR_ONE_WAY_NS or more each way.  The verdict goes on the
+ * line, which ends the peer's side. */
+static int shm_probe_lead(_Atomic uint64_t *line, uint64_t deadline_ns,
+                          uint64_t *best_ns, int *clean) {
+  uint64_t step = 0, best = UINT64_MAX;
+  int batches = 0, gone = 0;
+  while (batches < SHM_PROBE_BATCHES && !gone) {
+    uint64_t t0 = hc_shm_now_ns();
+    for (int i = 0; i < SHM_PROBE_TRIPS && !gone; i++) {
+      atomic_store_explicit(line, step + 1, memory_order_release);
+      step += 2;
+      gone = shm_probe_wait(line, step, deadline_ns) != step;
+    }
+    uint64_t one_way = (hc_shm_now_ns() - t0) / (2 * SHM_PROBE_TRIPS);
+    if (!gone && one_way < SHM_SHARED_ONE_WAY_NS) {
+      batches++;
+      best = one_way < best ? one_way : best;
+    }
+  }
+  int far = batches == SHM_PROBE_BATCHES && best >= SHM_FAR_ONE_WAY_NS;
+  atomic_store_explicit(line, SHM_PROBE_VERDICT + (uint64_t)far,
+                        memory_order_release);
+  *best_ns = batches > 0 ? best : 0;
+  *clean = batches;
+  return far;
+}
+
+/* The other rank's side: answers every odd step until the verdict. */
+static int shm_probe_answer(_Atomic uint64_t *line, uint64_t deadline_ns) {
+  for (uint64_t step = 1;; step += 2) {
+    uint64_t v = shm_probe_wait(line, step, deadline_ns);
+    if (v >= SHM_PROBE_VERDICT)
+      return v == SHM_PROBE_VERDICT + 1;
+    if (v != step)
+      return 0; /* the deadline */
+    atomic_store_explicit(line, step + 1, memory_order_release);
+  }
+}
+
+/* Whether the two ranks of a node sit on cores far apart, by a ping-pong
+ * on local rank 0's probe line, led and judged by local rank 0, whose
+ * verdict rank 1 takes, so both agree.  A peer late or gone leaves near
+ * (the profile's choice) by the deadline; either verdict moves the same
+ * bytes. */
+static hc_transport_placement_t shm_probe_placement(shm_ctx_t *shm) {
+  _Atomic uint64_t *line = &shm->slots[0].placement_probe;
+  uint64_t start = hc_shm_now_ns(), deadline = start + SHM_PROBE_LIMIT_NS;
+  uint64_t best = 0;
+  int clean = 0, far;
+  if (shm->local_rank == 0)
+    far = shm_probe_lead(line, deadline, &best, &clean);
+  else /* waits longer: rank 0 may start late and still judge */
+    far = shm_probe_answer(line, deadline + SHM_PROBE_LIMIT_NS);
+  hc_log(HC_LOG_DEBUG, "shm",
+         "placement: %s (quickest one way %.3f us over %d clean batches, "
+         "%.1f us in all)",
+         far ? "far" : "near", (double)best / 1000.0, clean,
+         (double)(hc_shm_now_ns() - start) / 1000.0);
+  return far ? HC_TRANSPORT_PLACEMENT_FAR : HC_TRANSPORT_PLACEMENT_NEAR;
+}
+
+/* The pair's placement, whose far verdict takes the far choices
+ * (HCMPI_SHM_FAR_READ_MIN, HCMPI_SHM_FAR_CELL_STREAM_MIN): forced by
+ * HCMPI_SHM_PLACEMENT, else probed where one could matter (two ranks, not
+ * crowded; far reads with CMA on and the far threshold below the stream
+ * one, or far cell streaming on); unknown where not probed. */
+hc_transport_placement_t hc_shm_placement_choose(shm_ctx_t *shm) {
+  const char *forced = hc_env_string("HCMPI_SHM_PLACEMENT", "auto");
+  if (strcmp(forced, "far") == 0)
+    return HC_TRANSPORT_PLACEMENT_FAR;
+  if (strcmp(forced, "near") == 0)
+    return HC_TRANSPORT_PLACEMENT_NEAR;
+  int far_reads =
+      shm->cma_enabled && shm->far_read_min < shm->cma_min && shm->runq_max > 0;
+  if (shm->local_size != 2 || shm->crowded ||
+      (!far_reads && shm->far_cell_stream_min == 0))
+    return HC_TRANSPORT_PLACEMENT_UNKNOWN;
+  return shm_probe_placement(shm);
+}
