@@ -804,8 +804,9 @@ static int shmcoll_gather_step(hc_shmcoll_op_t *op, uint32_t s) {
 }
 
 /* The mirror for a scatter(v): the root writes each block of up to
- * SHMCOLL_ROOTED_BUFFERED_MAX into its receiver's buffer of number s and
- * is done; each receiver copies
+ * SHMCOLL_ROOTED_BUFFERED_MAX into its receiver's buffer of number s (a
+ * boxed one into its post line, shmcoll_scatter_block) and is done; each
+ * receiver copies
  * its block out once the root posted (the others follow as messages:
  * read in place by their receivers they were slower, bench/NOTES.md,
  * root16c). */
@@ -817,7 +818,10 @@ static int shmcoll_scatter_step(hc_shmcoll_op_t *op, uint32_t s) {
   if (me != op->root) {
     if (!hc_shmcoll_need(sc, SHMCOLL_POSTED, op->root, s))
       return 0;
-    if (shmcoll_rooted_spanned(sc, op->nchunks, op->size))
+    if (op->nchunks == 1 && shmcoll_rooted_buffered(sc, op->size))
+      hc_shmcoll_rooted_put(op, 0, shmcoll_scatter_block(sc, me, s, op->size),
+                            op->size);
+    else if (shmcoll_rooted_spanned(sc, op->nchunks, op->size))
       shmcoll_rooted_block_move(op, s, me, 0, op->size, 1);
     shmcoll_publish(sc, SHMCOLL_DONE, s);
     return 1;
@@ -836,10 +840,12 @@ static int shmcoll_scatter_step(hc_shmcoll_op_t *op, uint32_t s) {
     size_t n = hc_shmcoll_block_len(op->counts, op->each, r);
     size_t at = hc_shmcoll_block_at(op->displs, op->each, r);
     int buffered = r != me && shmcoll_rooted_spanned(sc, op->nchunks, n);
-    if (buffered && (op->in_acc != NULL || op->nchunks > 1))
+    if (buffered && op->nchunks > 1)
       shmcoll_rooted_block_move(op, s, r, at, n, 0);
+    else if (buffered && op->in_acc != NULL)
+      hc_shmcoll_rooted_get(op, at, shmcoll_scatter_block(sc, r, s, n), n);
     else if (buffered)
-      hc_copy_small(shmcoll_rooted_buf(sc, r, s, n), op->in + at, n);
+      hc_copy_small(shmcoll_scatter_block(sc, r, s, n), op->in + at, n);
     else if (r == me)
       hc_shmcoll_rooted_own(op, at, 0, n);
     if (buffered && op->nchunks == 1)

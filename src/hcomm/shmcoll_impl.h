@@ -606,7 +606,8 @@ enum shmcoll_where { SHMCOLL_IN_BUFFER, SHMCOLL_IN_BOX, SHMCOLL_IN_POST_LINE };
 
 /* 1 when a rooted post of len bytes (a Reduce's vector, a gather's
  * block; its poster and the root both know len) goes in the line of the
- * poster's post word, which the root alone reads: the root then polls a
+ * poster's post word, which the root alone reads (a scatter's block the
+ * other way, in its reader's, shmcoll_scatter_block): the root then polls a
  * line its poster writes once per post, where a root that looked at the
  * poster's flag line and then its buffer fell into lockstep with it on
  * Intel, a call taking twice as long by the library's code layout alone
@@ -667,6 +668,19 @@ _Static_assert(sizeof(shmcoll_post_line_t) ==
 static inline shmcoll_post_line_t *shmcoll_post_line(const hc_shmcoll_t *sc,
                                                      int rank, uint32_t s) {
   return (shmcoll_post_line_t *)shmcoll_post_word(sc, rank, s);
+}
+
+/* Where a scatter's block of len bytes for rank, of collective number s
+ * (one number, not a span), lies: where it is boxed
+ * (shmcoll_rooted_boxed, which both its ends decide alike), in the data
+ * of rank's post line, beside the word the root posts it with
+ * (shmcoll_scatter_post), so that its reader takes one line from the root
+ * rather than the word's and the buffer's; else in rank's buffer. */
+static inline unsigned char *shmcoll_scatter_block(const hc_shmcoll_t *sc,
+                                                   int rank, uint32_t s,
+                                                   size_t len) {
+  return shmcoll_rooted_boxed(sc, len) ? shmcoll_post_line(sc, rank, s)->data
+                                       : shmcoll_rooted_buf(sc, rank, s, len);
 }
 
 /* The number word and the data of rank's boxed post of number s (where:

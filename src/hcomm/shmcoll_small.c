@@ -621,10 +621,13 @@ shmcoll_rooted_now(hc_shmcoll_t *sc, hcomm_comm_t *comm, int gather,
     for (int r = 0; r < sc->size; r++) {
       size_t n = hc_shmcoll_block_len(counts, mine, r);
       if (r != me && n > 0) {
-        shmcoll_span_store(sc, r, s, span,
-                           in + hc_shmcoll_block_at(displs, mine, r), n);
-        if (span == 1)
+        const unsigned char *block = in + hc_shmcoll_block_at(displs, mine, r);
+        if (span == 1) {
+          hc_copy_small(shmcoll_scatter_block(sc, r, s, n), block, n);
           shmcoll_scatter_post(sc, r, s);
+        } else {
+          shmcoll_span_store(sc, r, s, span, block, n);
+        }
       }
     }
     atomic_store_explicit(&flag[SHMCOLL_DONE], s, memory_order_relaxed);
@@ -635,7 +638,10 @@ shmcoll_rooted_now(hc_shmcoll_t *sc, hcomm_comm_t *comm, int gather,
       memcpy(out, in + hc_shmcoll_block_at(displs, mine, me),
              hc_shmcoll_block_len(counts, mine, me));
   } else {
-    shmcoll_span_load(sc, me, s, span, out, mine);
+    if (span == 1)
+      hc_copy_small(out, shmcoll_scatter_block(sc, me, s, mine), mine);
+    else
+      shmcoll_span_load(sc, me, s, span, out, mine);
     shmcoll_publish(sc, SHMCOLL_DONE, s);
   }
   shmcoll_now_leave(sc, s);

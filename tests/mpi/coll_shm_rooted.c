@@ -46,8 +46,10 @@
  *                            Scatterv of 2, 300 and 512 ints (medium
  *                            buffers where crowded, 64 deep), every root,
  *                            in place at the root on odd ones.  Then 1,500
- *                            Scatters and Scatterv of 2, 100 and 300 ints
- *                            back to back, a slow root every 7th, an
+ *                            Scatters and Scatterv of 2, 14, 15, 100 and
+ *                            300 ints (56 bytes the last in a post line;
+ *                            Scatterv of 14 ints gives odd ranks 15) back
+ *                            to back, a slow root every 7th, an
  *                            Iscatterv every 11th, a Bcast every 13th.
  *                            Then stretches of 150 Gatherv, then of 150
  *                            Scatterv, back to back, of 2 to 512 ints, the
@@ -544,41 +546,45 @@ static void ring_case(MPI_Comm comm)
 
 /* Scatters back to back past the ring several times (a reader waits at
  * its post word, shmcoll_impl.h): 1,500 rounds on a duplicate of comm of
- * Scatter or Scatterv (every other round) of 2, 100 or 300 ints (a small
- * buffer; a large one, or a span on a crowded node), the root moving every
+ * Scatter or Scatterv (every other round) of 2, 14, 15, 100 or 300 ints (up
+ * to 56 bytes in the reader's post line, then a small buffer; a large one,
+ * or a span on a crowded node; a Scatterv of 14 ints gives odd ranks 15, so
+ * that one call's blocks lie in post lines and buffers), the root moving every
  * 50 rounds, slow (a 30 us sleep) every 7th round so that readers reach
  * the op's waits, an Iscatter (the op's path) every 11th and a Bcast
  * every 13th; every block checked, the gaps untouched. */
 static void posts_case(MPI_Comm comm)
 {
     enum { ROUNDS = 1500, WIDEST = 300 };
-    static const int each_of[3] = {2, 100, 300};
+    static const int each_of[5] = {2, 14, 15, 100, 300};
     int rank, n;
     MPI_Comm dup = dup_of(comm, &rank, &n);
-    int *all = mt_malloc(sizeof(int) * (size_t)(n * (WIDEST + 1)));
-    int *mine = mt_malloc(sizeof(int) * (WIDEST + 1));
+    int *all = mt_malloc(sizeof(int) * (size_t)(n * (WIDEST + 2)));
+    int *mine = mt_malloc(sizeof(int) * (WIDEST + 2));
     int *counts = mt_malloc(sizeof(int) * (size_t)n), *displs = mt_malloc(sizeof(int) * (size_t)n);
     for (int it = 0; it < ROUNDS; it++) {
-        int root = (it / 50) % n, each = each_of[it % 3];
+        int root = (it / 50) % n, each = each_of[it % 5];
+        int vform = it % 11 == 0 || it % 2 == 0;
         for (int r = 0; r < n; r++) {
-            counts[r] = each;
-            displs[r] = (n - 1 - r) * (each + 1); /* reverse, a gap after each */
+            counts[r] = each + (vform && each == 14 && r % 2 == 1);
+            displs[r] = (n - 1 - r) * (each + 2); /* reverse, a gap after each */
         }
         for (int r = 0; r < n; r++)
-            for (int i = 0; i < each; i++)
+            for (int i = 0; i < counts[r]; i++)
                 all[displs[r] + i] = elem(r, root, it, i);
-        for (int i = 0; i <= each; i++)
+        int got = counts[rank];
+        for (int i = 0; i <= got; i++)
             mine[i] = GAP;
         if (rank == root && it % 7 == 0)
             usleep(30);
         if (it % 11 == 0) {
             MPI_Request req;
-            CHECK(MPI_Iscatterv(all, counts, displs, MPI_INT, mine, each, MPI_INT, root, dup,
+            CHECK(MPI_Iscatterv(all, counts, displs, MPI_INT, mine, got, MPI_INT, root, dup,
                                 &req) == MPI_SUCCESS,
                   "iscatterv");
             CHECK(MPI_Wait(&req, MPI_STATUS_IGNORE) == MPI_SUCCESS, "wait");
         } else if (it % 2 == 0) {
-            CHECK(MPI_Scatterv(all, counts, displs, MPI_INT, mine, each, MPI_INT, root, dup) ==
+            CHECK(MPI_Scatterv(all, counts, displs, MPI_INT, mine, got, MPI_INT, root, dup) ==
                       MPI_SUCCESS,
                   "scatterv");
         } else {
@@ -588,10 +594,10 @@ static void posts_case(MPI_Comm comm)
             CHECK(MPI_Scatter(all, each, MPI_INT, mine, each, MPI_INT, root, dup) == MPI_SUCCESS,
                   "scatter");
         }
-        for (int i = 0; i < each; i++)
+        for (int i = 0; i < got; i++)
             CHECK(mine[i] == elem(rank, root, it, i), "posts it %d root %d each %d: [%d] %d", it,
-                  root, each, i, mine[i]);
-        CHECK(mine[each] == GAP, "posts it %d: past the block %d", it, mine[each]);
+                  root, got, i, mine[i]);
+        CHECK(mine[got] == GAP, "posts it %d: past the block %d", it, mine[got]);
         if (it % 13 == 0) {
             int word = rank == root ? it : GAP;
             CHECK(MPI_Bcast(&word, 1, MPI_INT, root, dup) == MPI_SUCCESS, "bcast");
