@@ -16,7 +16,7 @@ HC_ENGINE_SOURCES += src/hcomm/part.c src/hcomm/part.h
 # Collectives on intercommunicators: schedules of nbc.c over both groups.
 HC_ENGINE_SOURCES += src/hcomm/intercoll.c
 # Blocking collectives of one node's ranks through a shared segment.
-HC_ENGINE_SOURCES += src/hcomm/shmcoll.c src/hcomm/shmcoll.h \
+HC_ENGINE_SOURCES += src/hcomm/shmcoll.c src/hcomm/shmcoll_entry.c src/hcomm/shmcoll.h \
 	src/hcomm/shmcoll_impl.h src/hcomm/shmcoll_seg.c src/hcomm/shmcoll_hier.c \
 	src/hcomm/shmcoll_lanes.c src/hcomm/shmcoll_rooted.c \
 	src/hcomm/shmcoll_read.c

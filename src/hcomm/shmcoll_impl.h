@@ -1,7 +1,8 @@
 /*
  * The shared segment of one communicator's shared-memory collectives,
  * between shmcoll_seg.c (which makes, agrees on and frees it) and the
- * algorithms: shmcoll.c (the ops and their steps), shmcoll_small.c (small
+ * algorithms: shmcoll.c (the ops and their steps), shmcoll_entry.c (which
+ * calls the segment takes, and how they run), shmcoll_small.c (small
  * blocking collectives whose turn has come), shmcoll_rooted.c (gather and
  * scatter) and shmcoll_lanes.c (the persistent forms' lanes).
  *
@@ -243,7 +244,7 @@ typedef struct shmcoll_line {
    * crowded waiter tells from it whether a rank it waits for shares its
    * core (shmcoll.c, shmcoll_owed_here). */
   _Atomic uint32_t cpu;
-  /* A bcast or reduction read (shmcoll.c): where this rank's buffer lies
+  /* A bcast or reduction read (shmcoll_entry.c): where this rank's buffer lies
    * (a reduction's input), in the line its posted flag brings along; an
    * allreduce read's result, which the other rank writes half of. */
   uint64_t read_addr, read_len, write_addr;
@@ -928,6 +929,25 @@ void hc_shmcoll_op_init(hc_shmcoll_op_t *op, hc_shmcoll_t *sc,
 /* The blocking forms: starts op and waits for it, behind the I-forms
  * started before it on this communicator (progress moves those). */
 hc_status_t hc_shmcoll_run(hc_shmcoll_op_t *op);
+
+/* The rest of a blocking op, started (its numbers taken) and under the
+ * engine lock, which it drops. */
+hc_status_t hc_shmcoll_finish_locked(hc_shmcoll_op_t *op);
+
+/* The table of an alltoall that reads its large blocks (op->read_large),
+ * in the rank's small buffer of the collective (its slot is in a large
+ * one): entry j names where this rank's block for rank j lies, and says
+ * whether this rank's read of its block from rank j failed. */
+static inline shmcoll_read_block_t *
+shmcoll_large_table(const hc_shmcoll_t *sc, int rank, uint32_t s) {
+  return (shmcoll_read_block_t *)shmcoll_buf(sc, rank, s, 0);
+}
+
+/* 1 when an alltoall's block of len to or from another rank is read
+ * straight from its sender's buffer rather than moved through a part. */
+static inline int shmcoll_block_read(const hc_shmcoll_op_t *op, size_t len) {
+  return op->read_large && len > op->step;
+}
 
 /* Rank r's block in a table of sizes or displacements (NULL: blocks of
  * each bytes, back to back).  Inline: a small gather's or scatter's root
