@@ -10,8 +10,9 @@ HC_FORT_GEN = src/fortran/fort_bind.c src/fortran/fort_bind.h \
 	src/fortran/mpi_ifaces.f90 src/fortran/mpi_f08_ifaces.f90 \
 	src/fortran/mpi_f08_consts.f90
 EXTRA_DIST += src/fortran/buildiface.py $(HC_FORT_GEN) src/fortran/mpi.f90 \
-	src/fortran/mpi_f08.f90 src/fortran/fort_impl.h src/fortran/fort_gfc.h \
+	src/fortran/mpi_f08.f90 src/fortran/mpi_f08_callbacks.f90 src/fortran/fort_impl.h src/fortran/fort_gfc.h \
 	src/fortran/fort_util.c src/fortran/fort_mpich_f08.c tests/fortran/greq.f90 tests/fortran/spawn_f08.f90 tests/fortran/f08ts.f90 \
+	tests/fortran/callbacks_f08.f90 \
 	src/fortran/fort_hand.c tools/hcmpifort.in tools/hcmpicxx.in \
 	tests/fortran/fortran.sh tests/fortran/attrlang.f90 tests/fortran/attrlang_c.c \
 	tests/fortran/cxx.sh tests/fortran/relink.sh \
@@ -57,7 +58,8 @@ HC_FORT_F08_LO = src/fortran/libhcfort_la-mpi_f08.lo
 $(HC_FORT_MPI_LO): $(srcdir)/src/fortran/mpif.h \
 	$(srcdir)/src/fortran/mpi_ifaces.f90
 $(HC_FORT_F08_LO): $(srcdir)/src/fortran/mpi_f08_ifaces.f90 \
-	$(srcdir)/src/fortran/mpi_f08_consts.f90
+	$(srcdir)/src/fortran/mpi_f08_consts.f90 \
+	$(srcdir)/src/fortran/mpi_f08_callbacks.f90
 CLEANFILES += src/fortran/mpi.mod src/fortran/mpi_f08.mod
 
 endif

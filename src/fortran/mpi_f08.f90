@@ -54,6 +54,7 @@ module mpi_f08
   integer, parameter :: MPI_ADDRESS_KIND = 8, MPI_OFFSET_KIND = 8
   integer, parameter :: MPI_COUNT_KIND = 8, MPI_INTEGER_KIND = 4
   include 'mpi_f08_consts.f90'
+  include 'mpi_f08_callbacks.f90'
 
   ! Sentinels: objects of libhcmpi whose addresses the bindings recognise.
   type(MPI_Status), bind(C, name="MPIR_F08_MPI_STATUS_IGNORE_OBJ") :: &
@@ -72,17 +73,23 @@ module mpi_f08
   integer(c_int), bind(C, name="mpifcmb5_") :: MPI_UNWEIGHTED
   integer(c_int), bind(C, name="mpifcmb9_") :: MPI_WEIGHTS_EMPTY
 
+  ! == and /= (and so .eq. and .ne.) on every handle type.
   interface operator(==)
     module procedure hcf08_comm_eq, hcf08_type_eq, hcf08_group_eq, &
-        hcf08_req_eq, hcf08_op_eq, hcf08_info_eq
+        hcf08_req_eq, hcf08_op_eq, hcf08_info_eq, hcf08_errh_eq, &
+        hcf08_win_eq, hcf08_session_eq, hcf08_msg_eq, hcf08_file_eq
   end interface
   interface operator(/=)
     module procedure hcf08_comm_ne, hcf08_type_ne, hcf08_group_ne, &
-        hcf08_req_ne, hcf08_op_ne, hcf08_info_ne
+        hcf08_req_ne, hcf08_op_ne, hcf08_info_ne, hcf08_errh_ne, &
+        hcf08_win_ne, hcf08_session_ne, hcf08_msg_ne, hcf08_file_ne
   end interface
   private :: hcf08_comm_eq, hcf08_type_eq, hcf08_group_eq, hcf08_req_eq, &
-      hcf08_op_eq, hcf08_info_eq, hcf08_comm_ne, hcf08_type_ne, &
-      hcf08_group_ne, hcf08_req_ne, hcf08_op_ne, hcf08_info_ne
+      hcf08_op_eq, hcf08_info_eq, hcf08_errh_eq, hcf08_win_eq, &
+      hcf08_session_eq, hcf08_msg_eq, hcf08_file_eq, hcf08_comm_ne, &
+      hcf08_type_ne, hcf08_group_ne, hcf08_req_ne, hcf08_op_ne, &
+      hcf08_info_ne, hcf08_errh_ne, hcf08_win_ne, hcf08_session_ne, &
+      hcf08_msg_ne, hcf08_file_ne
 
   include 'mpi_f08_ifaces.f90'
 
@@ -145,5 +152,45 @@ contains
   logical function hcf08_info_ne(a, b)
     type(MPI_Info), intent(in) :: a, b
     hcf08_info_ne = a%MPI_VAL /= b%MPI_VAL
+  end function
+  logical function hcf08_errh_eq(a, b)
+    type(MPI_Errhandler), intent(in) :: a, b
+    hcf08_errh_eq = a%MPI_VAL == b%MPI_VAL
+  end function
+  logical function hcf08_errh_ne(a, b)
+    type(MPI_Errhandler), intent(in) :: a, b
+    hcf08_errh_ne = a%MPI_VAL /= b%MPI_VAL
+  end function
+  logical function hcf08_win_eq(a, b)
+    type(MPI_Win), intent(in) :: a, b
+    hcf08_win_eq = a%MPI_VAL == b%MPI_VAL
+  end function
+  logical function hcf08_win_ne(a, b)
+    type(MPI_Win), intent(in) :: a, b
+    hcf08_win_ne = a%MPI_VAL /= b%MPI_VAL
+  end function
+  logical function hcf08_session_eq(a, b)
+    type(MPI_Session), intent(in) :: a, b
+    hcf08_session_eq = a%MPI_VAL == b%MPI_VAL
+  end function
+  logical function hcf08_session_ne(a, b)
+    type(MPI_Session), intent(in) :: a, b
+    hcf08_session_ne = a%MPI_VAL /= b%MPI_VAL
+  end function
+  logical function hcf08_msg_eq(a, b)
+    type(MPI_Message), intent(in) :: a, b
+    hcf08_msg_eq = a%MPI_VAL == b%MPI_VAL
+  end function
+  logical function hcf08_msg_ne(a, b)
+    type(MPI_Message), intent(in) :: a, b
+    hcf08_msg_ne = a%MPI_VAL /= b%MPI_VAL
+  end function
+  logical function hcf08_file_eq(a, b)
+    type(MPI_File), intent(in) :: a, b
+    hcf08_file_eq = a%MPI_VAL == b%MPI_VAL
+  end function
+  logical function hcf08_file_ne(a, b)
+    type(MPI_File), intent(in) :: a, b
+    hcf08_file_ne = a%MPI_VAL /= b%MPI_VAL
   end function
 end module mpi_f08

@@ -202,7 +202,7 @@ end subroutine
 subroutine MPI_Comm_create_errhandler(comm_errhandler_fn, errhandler, ierror)
   import
   implicit none
-  external :: comm_errhandler_fn
+  procedure(MPI_Comm_errhandler_function) :: comm_errhandler_fn
   type(MPI_Errhandler) :: errhandler
   integer, optional :: ierror
 end subroutine
@@ -229,8 +229,8 @@ subroutine MPI_Comm_create_keyval(comm_copy_attr_fn, comm_delete_attr_fn, comm_k
     ierror)
   import
   implicit none
-  external :: comm_copy_attr_fn
-  external :: comm_delete_attr_fn
+  procedure(MPI_Comm_copy_attr_function) :: comm_copy_attr_fn
+  procedure(MPI_Comm_delete_attr_function) :: comm_delete_attr_fn
   integer :: comm_keyval
   integer(kind=8) :: extra_state
   integer, optional :: ierror
@@ -540,7 +540,7 @@ end subroutine
 subroutine MPI_Errhandler_create(comm_errhandler_fn, errhandler, ierror)
   import
   implicit none
-  external :: comm_errhandler_fn
+  procedure(MPI_Comm_errhandler_function) :: comm_errhandler_fn
   type(MPI_Errhandler) :: errhandler
   integer, optional :: ierror
 end subroutine
@@ -616,7 +616,7 @@ end subroutine
 subroutine MPI_File_create_errhandler(file_errhandler_fn, errhandler, ierror)
   import
   implicit none
-  external :: file_errhandler_fn
+  procedure(MPI_File_errhandler_function) :: file_errhandler_fn
   type(MPI_Errhandler) :: errhandler
   integer, optional :: ierror
 end subroutine
@@ -969,9 +969,9 @@ end subroutine
 subroutine MPI_Grequest_start(query_fn, free_fn, cancel_fn, extra_state, request, ierror)
   import
   implicit none
-  external :: query_fn
-  external :: free_fn
-  external :: cancel_fn
+  procedure(MPI_Grequest_query_function) :: query_fn
+  procedure(MPI_Grequest_free_function) :: free_fn
+  procedure(MPI_Grequest_cancel_function) :: cancel_fn
   integer(kind=8) :: extra_state
   type(MPI_Request) :: request
   integer, optional :: ierror
@@ -1280,7 +1280,7 @@ end subroutine
 subroutine MPI_Op_create(user_fn, commute, op, ierror)
   import
   implicit none
-  external :: user_fn
+  procedure(MPI_User_function) :: user_fn
   logical :: commute
   type(MPI_Op) :: op
   integer, optional :: ierror
@@ -1288,7 +1288,7 @@ end subroutine
 subroutine MPI_Op_create_c(user_fn, commute, op, ierror)
   import
   implicit none
-  external :: user_fn
+  procedure(MPI_User_function_c) :: user_fn
   logical :: commute
   type(MPI_Op) :: op
   integer, optional :: ierror
@@ -1401,9 +1401,9 @@ subroutine MPI_Register_datarep(datarep, read_conversion_fn, write_conversion_fn
   import
   implicit none
   character(len=*) :: datarep
-  external :: read_conversion_fn
-  external :: write_conversion_fn
-  external :: dtype_file_extent_fn
+  procedure(MPI_Datarep_conversion_function) :: read_conversion_fn
+  procedure(MPI_Datarep_conversion_function) :: write_conversion_fn
+  procedure(MPI_Datarep_extent_function) :: dtype_file_extent_fn
   integer(kind=8) :: extra_state
   integer, optional :: ierror
 end subroutine
@@ -1412,9 +1412,9 @@ subroutine MPI_Register_datarep_c(datarep, read_conversion_fn, write_conversion_
   import
   implicit none
   character(len=*) :: datarep
-  external :: read_conversion_fn
-  external :: write_conversion_fn
-  external :: dtype_file_extent_fn
+  procedure(MPI_Datarep_conversion_function_c) :: read_conversion_fn
+  procedure(MPI_Datarep_conversion_function_c) :: write_conversion_fn
+  procedure(MPI_Datarep_extent_function) :: dtype_file_extent_fn
   integer(kind=8) :: extra_state
   integer, optional :: ierror
 end subroutine
@@ -1442,7 +1442,7 @@ end subroutine
 subroutine MPI_Session_create_errhandler(session_errhandler_fn, errhandler, ierror)
   import
   implicit none
-  external :: session_errhandler_fn
+  procedure(MPI_Session_errhandler_function) :: session_errhandler_fn
   type(MPI_Errhandler) :: errhandler
   integer, optional :: ierror
 end subroutine
@@ -1628,8 +1628,8 @@ subroutine MPI_Type_create_keyval(type_copy_attr_fn, type_delete_attr_fn, type_k
     ierror)
   import
   implicit none
-  external :: type_copy_attr_fn
-  external :: type_delete_attr_fn
+  procedure(MPI_Type_copy_attr_function) :: type_copy_attr_fn
+  procedure(MPI_Type_delete_attr_function) :: type_delete_attr_fn
   integer :: type_keyval
   integer(kind=8) :: extra_state
   integer, optional :: ierror
@@ -1849,7 +1849,7 @@ end subroutine
 subroutine MPI_Win_create_errhandler(win_errhandler_fn, errhandler, ierror)
   import
   implicit none
-  external :: win_errhandler_fn
+  procedure(MPI_Win_errhandler_function) :: win_errhandler_fn
   type(MPI_Errhandler) :: errhandler
   integer, optional :: ierror
 end subroutine
@@ -1857,8 +1857,8 @@ subroutine MPI_Win_create_keyval(win_copy_attr_fn, win_delete_attr_fn, win_keyva
     ierror)
   import
   implicit none
-  external :: win_copy_attr_fn
-  external :: win_delete_attr_fn
+  procedure(MPI_Win_copy_attr_function) :: win_copy_attr_fn
+  procedure(MPI_Win_delete_attr_function) :: win_delete_attr_fn
   integer :: win_keyval
   integer(kind=8) :: extra_state
   integer, optional :: ierror
@@ -2172,9 +2172,9 @@ subroutine MPIX_Grequest_class_create(query_fn, free_fn, cancel_fn, poll_fn, wai
     ierror)
   import
   implicit none
-  external :: query_fn
-  external :: free_fn
-  external :: cancel_fn
+  procedure(MPI_Grequest_query_function) :: query_fn
+  procedure(MPI_Grequest_free_function) :: free_fn
+  procedure(MPI_Grequest_cancel_function) :: cancel_fn
   external :: poll_fn
   external :: wait_fn
   integer :: greq_class
@@ -2184,9 +2184,9 @@ subroutine MPIX_Grequest_start(query_fn, free_fn, cancel_fn, poll_fn, wait_fn, e
     request, ierror)
   import
   implicit none
-  external :: query_fn
-  external :: free_fn
-  external :: cancel_fn
+  procedure(MPI_Grequest_query_function) :: query_fn
+  procedure(MPI_Grequest_free_function) :: free_fn
+  procedure(MPI_Grequest_cancel_function) :: cancel_fn
   external :: poll_fn
   external :: wait_fn
   integer(kind=8) :: extra_state
@@ -6615,6 +6615,6637 @@ subroutine MPI_Win_shared_query(win, rank, size, disp_unit, baseptr, ierror)
   integer, optional :: ierror
 end subroutine
 subroutine MPI_Win_shared_query_c(win, rank, size, disp_unit, baseptr, ierror)
+  import
+  implicit none
+  type(MPI_Win) :: win
+  integer :: rank
+  integer(kind=8) :: size
+  integer(kind=8) :: disp_unit
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: baseptr
+  type(*), dimension(*) :: baseptr
+  integer, optional :: ierror
+end subroutine
+end interface
+interface
+subroutine PMPI_Abi_get_version(abi_major, abi_minor, ierror)
+  import
+  implicit none
+  integer :: abi_major
+  integer :: abi_minor
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Abort(comm, errorcode, ierror)
+  import
+  implicit none
+  type(MPI_Comm) :: comm
+  integer :: errorcode
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Add_error_class(errorclass, ierror)
+  import
+  implicit none
+  integer :: errorclass
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Add_error_code(errorclass, errorcode, ierror)
+  import
+  implicit none
+  integer :: errorclass
+  integer :: errorcode
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Add_error_string(errorcode, string, ierror)
+  import
+  implicit none
+  integer :: errorcode
+  character(len=*) :: string
+  integer, optional :: ierror
+end subroutine
+function PMPI_Aint_add(base, disp)
+  import
+  implicit none
+  integer(kind=8) :: PMPI_Aint_add
+  integer(kind=8) :: base
+  integer(kind=8) :: disp
+end function
+function PMPI_Aint_diff(addr1, addr2)
+  import
+  implicit none
+  integer(kind=8) :: PMPI_Aint_diff
+  integer(kind=8) :: addr1
+  integer(kind=8) :: addr2
+end function
+subroutine PMPI_Alloc_mem(size, info, baseptr, ierror)
+  import
+  implicit none
+  integer(kind=8) :: size
+  type(MPI_Info) :: info
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: baseptr
+  type(*), dimension(*) :: baseptr
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Barrier(comm, ierror)
+  import
+  implicit none
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Barrier_init(comm, info, request, ierror)
+  import
+  implicit none
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Cancel(request, ierror)
+  import
+  implicit none
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Cart_coords(comm, rank, maxdims, coords, ierror)
+  import
+  implicit none
+  type(MPI_Comm) :: comm
+  integer :: rank
+  integer :: maxdims
+  integer :: coords(*)
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Cart_create(comm_old, ndims, dims, periods, reorder, comm_cart, ierror)
+  import
+  implicit none
+  type(MPI_Comm) :: comm_old
+  integer :: ndims
+  integer :: dims(*)
+  logical :: periods(*)
+  logical :: reorder
+  type(MPI_Comm) :: comm_cart
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Cart_get(comm, maxdims, dims, periods, coords, ierror)
+  import
+  implicit none
+  type(MPI_Comm) :: comm
+  integer :: maxdims
+  integer :: dims(*)
+  logical :: periods(*)
+  integer :: coords(*)
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Cart_map(comm, ndims, dims, periods, newrank, ierror)
+  import
+  implicit none
+  type(MPI_Comm) :: comm
+  integer :: ndims
+  integer :: dims(*)
+  logical :: periods(*)
+  integer :: newrank
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Cart_rank(comm, coords, rank, ierror)
+  import
+  implicit none
+  type(MPI_Comm) :: comm
+  integer :: coords(*)
+  integer :: rank
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Cart_shift(comm, direction, disp, rank_source, rank_dest, ierror)
+  import
+  implicit none
+  type(MPI_Comm) :: comm
+  integer :: direction
+  integer :: disp
+  integer :: rank_source
+  integer :: rank_dest
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Cart_sub(comm, remain_dims, newcomm, ierror)
+  import
+  implicit none
+  type(MPI_Comm) :: comm
+  logical :: remain_dims(*)
+  type(MPI_Comm) :: newcomm
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Cartdim_get(comm, ndims, ierror)
+  import
+  implicit none
+  type(MPI_Comm) :: comm
+  integer :: ndims
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Close_port(port_name, ierror)
+  import
+  implicit none
+  character(len=*) :: port_name
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Comm_accept(port_name, info, root, comm, newcomm, ierror)
+  import
+  implicit none
+  character(len=*) :: port_name
+  type(MPI_Info) :: info
+  integer :: root
+  type(MPI_Comm) :: comm
+  type(MPI_Comm) :: newcomm
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Comm_call_errhandler(comm, errorcode, ierror)
+  import
+  implicit none
+  type(MPI_Comm) :: comm
+  integer :: errorcode
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Comm_compare(comm1, comm2, result, ierror)
+  import
+  implicit none
+  type(MPI_Comm) :: comm1
+  type(MPI_Comm) :: comm2
+  integer :: result
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Comm_connect(port_name, info, root, comm, newcomm, ierror)
+  import
+  implicit none
+  character(len=*) :: port_name
+  type(MPI_Info) :: info
+  integer :: root
+  type(MPI_Comm) :: comm
+  type(MPI_Comm) :: newcomm
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Comm_create(comm, group, newcomm, ierror)
+  import
+  implicit none
+  type(MPI_Comm) :: comm
+  type(MPI_Group) :: group
+  type(MPI_Comm) :: newcomm
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Comm_create_errhandler(comm_errhandler_fn, errhandler, ierror)
+  import
+  implicit none
+  procedure(MPI_Comm_errhandler_function) :: comm_errhandler_fn
+  type(MPI_Errhandler) :: errhandler
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Comm_create_from_group(group, stringtag, info, errhandler, newcomm, ierror)
+  import
+  implicit none
+  type(MPI_Group) :: group
+  character(len=*) :: stringtag
+  type(MPI_Info) :: info
+  type(MPI_Errhandler) :: errhandler
+  type(MPI_Comm) :: newcomm
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Comm_create_group(comm, group, tag, newcomm, ierror)
+  import
+  implicit none
+  type(MPI_Comm) :: comm
+  type(MPI_Group) :: group
+  integer :: tag
+  type(MPI_Comm) :: newcomm
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Comm_create_keyval(comm_copy_attr_fn, comm_delete_attr_fn, comm_keyval, &
+    extra_state, ierror)
+  import
+  implicit none
+  procedure(MPI_Comm_copy_attr_function) :: comm_copy_attr_fn
+  procedure(MPI_Comm_delete_attr_function) :: comm_delete_attr_fn
+  integer :: comm_keyval
+  integer(kind=8) :: extra_state
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Comm_delete_attr(comm, comm_keyval, ierror)
+  import
+  implicit none
+  type(MPI_Comm) :: comm
+  integer :: comm_keyval
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Comm_disconnect(comm, ierror)
+  import
+  implicit none
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Comm_dup(comm, newcomm, ierror)
+  import
+  implicit none
+  type(MPI_Comm) :: comm
+  type(MPI_Comm) :: newcomm
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Comm_dup_with_info(comm, info, newcomm, ierror)
+  import
+  implicit none
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Comm) :: newcomm
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Comm_free(comm, ierror)
+  import
+  implicit none
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Comm_free_keyval(comm_keyval, ierror)
+  import
+  implicit none
+  integer :: comm_keyval
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Comm_get_attr(comm, comm_keyval, attribute_val, flag, ierror)
+  import
+  implicit none
+  type(MPI_Comm) :: comm
+  integer :: comm_keyval
+  integer(kind=8) :: attribute_val
+  logical :: flag
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Comm_get_errhandler(comm, errhandler, ierror)
+  import
+  implicit none
+  type(MPI_Comm) :: comm
+  type(MPI_Errhandler) :: errhandler
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Comm_get_info(comm, info_used, ierror)
+  import
+  implicit none
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info_used
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Comm_get_name(comm, comm_name, resultlen, ierror)
+  import
+  implicit none
+  type(MPI_Comm) :: comm
+  character(len=*) :: comm_name
+  integer :: resultlen
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Comm_get_parent(parent, ierror)
+  import
+  implicit none
+  type(MPI_Comm) :: parent
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Comm_group(comm, group, ierror)
+  import
+  implicit none
+  type(MPI_Comm) :: comm
+  type(MPI_Group) :: group
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Comm_idup(comm, newcomm, request, ierror)
+  import
+  implicit none
+  type(MPI_Comm) :: comm
+  type(MPI_Comm) :: newcomm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Comm_idup_with_info(comm, info, newcomm, request, ierror)
+  import
+  implicit none
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Comm) :: newcomm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Comm_join(fd, intercomm, ierror)
+  import
+  implicit none
+  integer :: fd
+  type(MPI_Comm) :: intercomm
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Comm_rank(comm, rank, ierror)
+  import
+  implicit none
+  type(MPI_Comm) :: comm
+  integer :: rank
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Comm_remote_group(comm, group, ierror)
+  import
+  implicit none
+  type(MPI_Comm) :: comm
+  type(MPI_Group) :: group
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Comm_remote_size(comm, size, ierror)
+  import
+  implicit none
+  type(MPI_Comm) :: comm
+  integer :: size
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Comm_set_attr(comm, comm_keyval, attribute_val, ierror)
+  import
+  implicit none
+  type(MPI_Comm) :: comm
+  integer :: comm_keyval
+  integer(kind=8) :: attribute_val
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Comm_set_errhandler(comm, errhandler, ierror)
+  import
+  implicit none
+  type(MPI_Comm) :: comm
+  type(MPI_Errhandler) :: errhandler
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Comm_set_info(comm, info, ierror)
+  import
+  implicit none
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Comm_set_name(comm, comm_name, ierror)
+  import
+  implicit none
+  type(MPI_Comm) :: comm
+  character(len=*) :: comm_name
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Comm_size(comm, size, ierror)
+  import
+  implicit none
+  type(MPI_Comm) :: comm
+  integer :: size
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Comm_spawn(command, argv, maxprocs, info, root, comm, intercomm, array_of_errcodes, &
+    ierror)
+  import
+  implicit none
+  character(len=*) :: command
+  character(len=*) :: argv(*)
+  integer :: maxprocs
+  type(MPI_Info) :: info
+  integer :: root
+  type(MPI_Comm) :: comm
+  type(MPI_Comm) :: intercomm
+  integer :: array_of_errcodes(*)
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Comm_spawn_multiple(count, array_of_commands, array_of_argv, array_of_maxprocs, &
+    array_of_info, root, comm, intercomm, array_of_errcodes, ierror)
+  import
+  implicit none
+  integer :: count
+  character(len=*) :: array_of_commands(*)
+  character(len=*) :: array_of_argv(count, *)
+  integer :: array_of_maxprocs(*)
+  type(MPI_Info) :: array_of_info(*)
+  integer :: root
+  type(MPI_Comm) :: comm
+  type(MPI_Comm) :: intercomm
+  integer :: array_of_errcodes(*)
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Comm_split(comm, color, key, newcomm, ierror)
+  import
+  implicit none
+  type(MPI_Comm) :: comm
+  integer :: color
+  integer :: key
+  type(MPI_Comm) :: newcomm
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Comm_split_type(comm, split_type, key, info, newcomm, ierror)
+  import
+  implicit none
+  type(MPI_Comm) :: comm
+  integer :: split_type
+  integer :: key
+  type(MPI_Info) :: info
+  type(MPI_Comm) :: newcomm
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Comm_test_inter(comm, flag, ierror)
+  import
+  implicit none
+  type(MPI_Comm) :: comm
+  logical :: flag
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Compare_and_swap(origin_addr, compare_addr, result_addr, datatype, target_rank, &
+    target_disp, win, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+  type(*), dimension(*) :: origin_addr
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: compare_addr
+  type(*), dimension(*) :: compare_addr
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
+  type(*), dimension(*) :: result_addr
+  type(MPI_Datatype) :: datatype
+  integer :: target_rank
+  integer(kind=8) :: target_disp
+  type(MPI_Win) :: win
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Dims_create(nnodes, ndims, dims, ierror)
+  import
+  implicit none
+  integer :: nnodes
+  integer :: ndims
+  integer :: dims(*)
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Dist_graph_create(comm_old, n, sources, degrees, destinations, weights, info, &
+    reorder, comm_dist_graph, ierror)
+  import
+  implicit none
+  type(MPI_Comm) :: comm_old
+  integer :: n
+  integer :: sources(*)
+  integer :: degrees(*)
+  integer :: destinations(*)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: weights
+  integer :: weights(*)
+  type(MPI_Info) :: info
+  logical :: reorder
+  type(MPI_Comm) :: comm_dist_graph
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Dist_graph_create_adjacent(comm_old, indegree, sources, sourceweights, outdegree, &
+    destinations, destweights, info, reorder, comm_dist_graph, ierror)
+  import
+  implicit none
+  type(MPI_Comm) :: comm_old
+  integer :: indegree
+  integer :: sources(*)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sourceweights
+  integer :: sourceweights(*)
+  integer :: outdegree
+  integer :: destinations(*)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: destweights
+  integer :: destweights(*)
+  type(MPI_Info) :: info
+  logical :: reorder
+  type(MPI_Comm) :: comm_dist_graph
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Dist_graph_neighbors(comm, maxindegree, sources, sourceweights, maxoutdegree, &
+    destinations, destweights, ierror)
+  import
+  implicit none
+  type(MPI_Comm) :: comm
+  integer :: maxindegree
+  integer :: sources(*)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sourceweights
+  integer :: sourceweights(*)
+  integer :: maxoutdegree
+  integer :: destinations(*)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: destweights
+  integer :: destweights(*)
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Dist_graph_neighbors_count(comm, indegree, outdegree, weighted, ierror)
+  import
+  implicit none
+  type(MPI_Comm) :: comm
+  integer :: indegree
+  integer :: outdegree
+  logical :: weighted
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Errhandler_create(comm_errhandler_fn, errhandler, ierror)
+  import
+  implicit none
+  procedure(MPI_Comm_errhandler_function) :: comm_errhandler_fn
+  type(MPI_Errhandler) :: errhandler
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Errhandler_free(errhandler, ierror)
+  import
+  implicit none
+  type(MPI_Errhandler) :: errhandler
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Errhandler_get(comm, errhandler, ierror)
+  import
+  implicit none
+  type(MPI_Comm) :: comm
+  type(MPI_Errhandler) :: errhandler
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Errhandler_set(comm, errhandler, ierror)
+  import
+  implicit none
+  type(MPI_Comm) :: comm
+  type(MPI_Errhandler) :: errhandler
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Error_class(errorcode, errorclass, ierror)
+  import
+  implicit none
+  integer :: errorcode
+  integer :: errorclass
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Error_string(errorcode, string, resultlen, ierror)
+  import
+  implicit none
+  integer :: errorcode
+  character(len=*) :: string
+  integer :: resultlen
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_F_sync_reg(buf)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+end subroutine
+subroutine PMPI_Fetch_and_op(origin_addr, result_addr, datatype, target_rank, target_disp, op, win, &
+    ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+  type(*), dimension(*) :: origin_addr
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
+  type(*), dimension(*) :: result_addr
+  type(MPI_Datatype) :: datatype
+  integer :: target_rank
+  integer(kind=8) :: target_disp
+  type(MPI_Op) :: op
+  type(MPI_Win) :: win
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_File_call_errhandler(fh, errorcode, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  integer :: errorcode
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_File_close(fh, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_File_create_errhandler(file_errhandler_fn, errhandler, ierror)
+  import
+  implicit none
+  procedure(MPI_File_errhandler_function) :: file_errhandler_fn
+  type(MPI_Errhandler) :: errhandler
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_File_delete(filename, info, ierror)
+  import
+  implicit none
+  character(len=*) :: filename
+  type(MPI_Info) :: info
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_File_get_amode(fh, amode, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  integer :: amode
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_File_get_atomicity(fh, flag, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  logical :: flag
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_File_get_byte_offset(fh, offset, disp, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  integer(kind=8) :: offset
+  integer(kind=8) :: disp
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_File_get_errhandler(file, errhandler, ierror)
+  import
+  implicit none
+  type(MPI_File) :: file
+  type(MPI_Errhandler) :: errhandler
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_File_get_group(fh, group, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  type(MPI_Group) :: group
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_File_get_info(fh, info_used, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  type(MPI_Info) :: info_used
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_File_get_position(fh, offset, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  integer(kind=8) :: offset
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_File_get_position_shared(fh, offset, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  integer(kind=8) :: offset
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_File_get_size(fh, size, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  integer(kind=8) :: size
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_File_get_type_extent(fh, datatype, extent, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  type(MPI_Datatype) :: datatype
+  integer(kind=8) :: extent
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_File_get_type_extent_c(fh, datatype, extent, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  type(MPI_Datatype) :: datatype
+  integer(kind=8) :: extent
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_File_get_view(fh, disp, etype, filetype, datarep, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  integer(kind=8) :: disp
+  type(MPI_Datatype) :: etype
+  type(MPI_Datatype) :: filetype
+  character(len=*) :: datarep
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_File_open(comm, filename, amode, info, fh, ierror)
+  import
+  implicit none
+  type(MPI_Comm) :: comm
+  character(len=*) :: filename
+  integer :: amode
+  type(MPI_Info) :: info
+  type(MPI_File) :: fh
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_File_preallocate(fh, size, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  integer(kind=8) :: size
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_File_read_all_end(fh, buf, status, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_File_read_at_all_end(fh, buf, status, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_File_read_ordered_end(fh, buf, status, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_File_seek(fh, offset, whence, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  integer(kind=8) :: offset
+  integer :: whence
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_File_seek_shared(fh, offset, whence, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  integer(kind=8) :: offset
+  integer :: whence
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_File_set_atomicity(fh, flag, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  logical :: flag
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_File_set_errhandler(file, errhandler, ierror)
+  import
+  implicit none
+  type(MPI_File) :: file
+  type(MPI_Errhandler) :: errhandler
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_File_set_info(fh, info, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  type(MPI_Info) :: info
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_File_set_size(fh, size, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  integer(kind=8) :: size
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_File_set_view(fh, disp, etype, filetype, datarep, info, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  integer(kind=8) :: disp
+  type(MPI_Datatype) :: etype
+  type(MPI_Datatype) :: filetype
+  character(len=*) :: datarep
+  type(MPI_Info) :: info
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_File_sync(fh, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_File_write_all_end(fh, buf, status, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_File_write_at_all_end(fh, buf, status, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_File_write_ordered_end(fh, buf, status, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Finalize(ierror)
+  import
+  implicit none
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Finalized(flag, ierror)
+  import
+  implicit none
+  logical :: flag
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Free_mem(base, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: base
+  type(*), dimension(*) :: base
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Get_address(location, address, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: location
+  type(*), dimension(*) :: location
+  integer(kind=8) :: address
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Get_elements_x(status, datatype, count, ierror)
+  import
+  implicit none
+  type(MPI_Status) :: status
+  type(MPI_Datatype) :: datatype
+  integer(kind=8) :: count
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Get_library_version(version, resultlen, ierror)
+  import
+  implicit none
+  character(len=*) :: version
+  integer :: resultlen
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Get_processor_name(name, resultlen, ierror)
+  import
+  implicit none
+  character(len=*) :: name
+  integer :: resultlen
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Get_version(version, subversion, ierror)
+  import
+  implicit none
+  integer :: version
+  integer :: subversion
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Graph_create(comm_old, nnodes, indx, edges, reorder, comm_graph, ierror)
+  import
+  implicit none
+  type(MPI_Comm) :: comm_old
+  integer :: nnodes
+  integer :: indx(*)
+  integer :: edges(*)
+  logical :: reorder
+  type(MPI_Comm) :: comm_graph
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Graph_get(comm, maxindex, maxedges, indx, edges, ierror)
+  import
+  implicit none
+  type(MPI_Comm) :: comm
+  integer :: maxindex
+  integer :: maxedges
+  integer :: indx(*)
+  integer :: edges(*)
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Graph_map(comm, nnodes, indx, edges, newrank, ierror)
+  import
+  implicit none
+  type(MPI_Comm) :: comm
+  integer :: nnodes
+  integer :: indx(*)
+  integer :: edges(*)
+  integer :: newrank
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Graph_neighbors(comm, rank, maxneighbors, neighbors, ierror)
+  import
+  implicit none
+  type(MPI_Comm) :: comm
+  integer :: rank
+  integer :: maxneighbors
+  integer :: neighbors(*)
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Graph_neighbors_count(comm, rank, nneighbors, ierror)
+  import
+  implicit none
+  type(MPI_Comm) :: comm
+  integer :: rank
+  integer :: nneighbors
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Graphdims_get(comm, nnodes, nedges, ierror)
+  import
+  implicit none
+  type(MPI_Comm) :: comm
+  integer :: nnodes
+  integer :: nedges
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Grequest_complete(request, ierror)
+  import
+  implicit none
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Grequest_start(query_fn, free_fn, cancel_fn, extra_state, request, ierror)
+  import
+  implicit none
+  procedure(MPI_Grequest_query_function) :: query_fn
+  procedure(MPI_Grequest_free_function) :: free_fn
+  procedure(MPI_Grequest_cancel_function) :: cancel_fn
+  integer(kind=8) :: extra_state
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Group_compare(group1, group2, result, ierror)
+  import
+  implicit none
+  type(MPI_Group) :: group1
+  type(MPI_Group) :: group2
+  integer :: result
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Group_difference(group1, group2, newgroup, ierror)
+  import
+  implicit none
+  type(MPI_Group) :: group1
+  type(MPI_Group) :: group2
+  type(MPI_Group) :: newgroup
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Group_excl(group, n, ranks, newgroup, ierror)
+  import
+  implicit none
+  type(MPI_Group) :: group
+  integer :: n
+  integer :: ranks(*)
+  type(MPI_Group) :: newgroup
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Group_free(group, ierror)
+  import
+  implicit none
+  type(MPI_Group) :: group
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Group_from_session_pset(session, pset_name, newgroup, ierror)
+  import
+  implicit none
+  type(MPI_Session) :: session
+  character(len=*) :: pset_name
+  type(MPI_Group) :: newgroup
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Group_incl(group, n, ranks, newgroup, ierror)
+  import
+  implicit none
+  type(MPI_Group) :: group
+  integer :: n
+  integer :: ranks(*)
+  type(MPI_Group) :: newgroup
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Group_intersection(group1, group2, newgroup, ierror)
+  import
+  implicit none
+  type(MPI_Group) :: group1
+  type(MPI_Group) :: group2
+  type(MPI_Group) :: newgroup
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Group_range_excl(group, n, ranges, newgroup, ierror)
+  import
+  implicit none
+  type(MPI_Group) :: group
+  integer :: n
+  integer :: ranges(3, *)
+  type(MPI_Group) :: newgroup
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Group_range_incl(group, n, ranges, newgroup, ierror)
+  import
+  implicit none
+  type(MPI_Group) :: group
+  integer :: n
+  integer :: ranges(3, *)
+  type(MPI_Group) :: newgroup
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Group_rank(group, rank, ierror)
+  import
+  implicit none
+  type(MPI_Group) :: group
+  integer :: rank
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Group_size(group, size, ierror)
+  import
+  implicit none
+  type(MPI_Group) :: group
+  integer :: size
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Group_translate_ranks(group1, n, ranks1, group2, ranks2, ierror)
+  import
+  implicit none
+  type(MPI_Group) :: group1
+  integer :: n
+  integer :: ranks1(*)
+  type(MPI_Group) :: group2
+  integer :: ranks2(*)
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Group_union(group1, group2, newgroup, ierror)
+  import
+  implicit none
+  type(MPI_Group) :: group1
+  type(MPI_Group) :: group2
+  type(MPI_Group) :: newgroup
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Ibarrier(comm, request, ierror)
+  import
+  implicit none
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Improbe(source, tag, comm, flag, message, status, ierror)
+  import
+  implicit none
+  integer :: source
+  integer :: tag
+  type(MPI_Comm) :: comm
+  logical :: flag
+  type(MPI_Message) :: message
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Info_create(info, ierror)
+  import
+  implicit none
+  type(MPI_Info) :: info
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Info_create_env(info, ierror)
+  import
+  implicit none
+  type(MPI_Info) :: info
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Info_delete(info, key, ierror)
+  import
+  implicit none
+  type(MPI_Info) :: info
+  character(len=*) :: key
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Info_dup(info, newinfo, ierror)
+  import
+  implicit none
+  type(MPI_Info) :: info
+  type(MPI_Info) :: newinfo
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Info_free(info, ierror)
+  import
+  implicit none
+  type(MPI_Info) :: info
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Info_get(info, key, valuelen, value, flag, ierror)
+  import
+  implicit none
+  type(MPI_Info) :: info
+  character(len=*) :: key
+  integer :: valuelen
+  character(len=*) :: value
+  logical :: flag
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Info_get_nkeys(info, nkeys, ierror)
+  import
+  implicit none
+  type(MPI_Info) :: info
+  integer :: nkeys
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Info_get_nthkey(info, n, key, ierror)
+  import
+  implicit none
+  type(MPI_Info) :: info
+  integer :: n
+  character(len=*) :: key
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Info_get_string(info, key, buflen, value, flag, ierror)
+  import
+  implicit none
+  type(MPI_Info) :: info
+  character(len=*) :: key
+  integer :: buflen
+  character(len=*) :: value
+  logical :: flag
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Info_get_valuelen(info, key, valuelen, flag, ierror)
+  import
+  implicit none
+  type(MPI_Info) :: info
+  character(len=*) :: key
+  integer :: valuelen
+  logical :: flag
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Info_set(info, key, value, ierror)
+  import
+  implicit none
+  type(MPI_Info) :: info
+  character(len=*) :: key
+  character(len=*) :: value
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Init(ierror)
+  import
+  implicit none
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Init_thread(required, provided, ierror)
+  import
+  implicit none
+  integer :: required
+  integer :: provided
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Initialized(flag, ierror)
+  import
+  implicit none
+  logical :: flag
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Intercomm_create(local_comm, local_leader, peer_comm, remote_leader, tag, &
+    newintercomm, ierror)
+  import
+  implicit none
+  type(MPI_Comm) :: local_comm
+  integer :: local_leader
+  type(MPI_Comm) :: peer_comm
+  integer :: remote_leader
+  integer :: tag
+  type(MPI_Comm) :: newintercomm
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Intercomm_create_from_groups(local_group, local_leader, remote_group, &
+    remote_leader, stringtag, info, errhandler, newintercomm, ierror)
+  import
+  implicit none
+  type(MPI_Group) :: local_group
+  integer :: local_leader
+  type(MPI_Group) :: remote_group
+  integer :: remote_leader
+  character(len=*) :: stringtag
+  type(MPI_Info) :: info
+  type(MPI_Errhandler) :: errhandler
+  type(MPI_Comm) :: newintercomm
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Intercomm_merge(intercomm, high, newintracomm, ierror)
+  import
+  implicit none
+  type(MPI_Comm) :: intercomm
+  logical :: high
+  type(MPI_Comm) :: newintracomm
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Iprobe(source, tag, comm, flag, status, ierror)
+  import
+  implicit none
+  integer :: source
+  integer :: tag
+  type(MPI_Comm) :: comm
+  logical :: flag
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Is_thread_main(flag, ierror)
+  import
+  implicit none
+  logical :: flag
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Lookup_name(service_name, info, port_name, ierror)
+  import
+  implicit none
+  character(len=*) :: service_name
+  type(MPI_Info) :: info
+  character(len=*) :: port_name
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Mprobe(source, tag, comm, message, status, ierror)
+  import
+  implicit none
+  integer :: source
+  integer :: tag
+  type(MPI_Comm) :: comm
+  type(MPI_Message) :: message
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Op_commutative(op, commute, ierror)
+  import
+  implicit none
+  type(MPI_Op) :: op
+  logical :: commute
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Op_create(user_fn, commute, op, ierror)
+  import
+  implicit none
+  procedure(MPI_User_function) :: user_fn
+  logical :: commute
+  type(MPI_Op) :: op
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Op_create_c(user_fn, commute, op, ierror)
+  import
+  implicit none
+  procedure(MPI_User_function_c) :: user_fn
+  logical :: commute
+  type(MPI_Op) :: op
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Op_free(op, ierror)
+  import
+  implicit none
+  type(MPI_Op) :: op
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Open_port(info, port_name, ierror)
+  import
+  implicit none
+  type(MPI_Info) :: info
+  character(len=*) :: port_name
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Parrived(request, partition, flag, ierror)
+  import
+  implicit none
+  type(MPI_Request) :: request
+  integer :: partition
+  logical :: flag
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Pcontrol(level, ierror)
+  import
+  implicit none
+  integer :: level
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Pready(partition, request, ierror)
+  import
+  implicit none
+  integer :: partition
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Pready_list(length, array_of_partitions, request, ierror)
+  import
+  implicit none
+  integer :: length
+  integer :: array_of_partitions(*)
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Pready_range(partition_low, partition_high, request, ierror)
+  import
+  implicit none
+  integer :: partition_low
+  integer :: partition_high
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Precv_init(buf, partitions, count, datatype, dest, tag, comm, info, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: partitions
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  integer :: dest
+  integer :: tag
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Probe(source, tag, comm, status, ierror)
+  import
+  implicit none
+  integer :: source
+  integer :: tag
+  type(MPI_Comm) :: comm
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Psend_init(buf, partitions, count, datatype, dest, tag, comm, info, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: partitions
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  integer :: dest
+  integer :: tag
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Publish_name(service_name, info, port_name, ierror)
+  import
+  implicit none
+  character(len=*) :: service_name
+  type(MPI_Info) :: info
+  character(len=*) :: port_name
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Query_thread(provided, ierror)
+  import
+  implicit none
+  integer :: provided
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Register_datarep(datarep, read_conversion_fn, write_conversion_fn, &
+    dtype_file_extent_fn, extra_state, ierror)
+  import
+  implicit none
+  character(len=*) :: datarep
+  procedure(MPI_Datarep_conversion_function) :: read_conversion_fn
+  procedure(MPI_Datarep_conversion_function) :: write_conversion_fn
+  procedure(MPI_Datarep_extent_function) :: dtype_file_extent_fn
+  integer(kind=8) :: extra_state
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Register_datarep_c(datarep, read_conversion_fn, write_conversion_fn, &
+    dtype_file_extent_fn, extra_state, ierror)
+  import
+  implicit none
+  character(len=*) :: datarep
+  procedure(MPI_Datarep_conversion_function_c) :: read_conversion_fn
+  procedure(MPI_Datarep_conversion_function_c) :: write_conversion_fn
+  procedure(MPI_Datarep_extent_function) :: dtype_file_extent_fn
+  integer(kind=8) :: extra_state
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Request_free(request, ierror)
+  import
+  implicit none
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Request_get_status(request, flag, status, ierror)
+  import
+  implicit none
+  type(MPI_Request) :: request
+  logical :: flag
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Session_call_errhandler(session, errorcode, ierror)
+  import
+  implicit none
+  type(MPI_Session) :: session
+  integer :: errorcode
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Session_create_errhandler(session_errhandler_fn, errhandler, ierror)
+  import
+  implicit none
+  procedure(MPI_Session_errhandler_function) :: session_errhandler_fn
+  type(MPI_Errhandler) :: errhandler
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Session_finalize(session, ierror)
+  import
+  implicit none
+  type(MPI_Session) :: session
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Session_get_errhandler(session, errhandler, ierror)
+  import
+  implicit none
+  type(MPI_Session) :: session
+  type(MPI_Errhandler) :: errhandler
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Session_get_info(session, info_used, ierror)
+  import
+  implicit none
+  type(MPI_Session) :: session
+  type(MPI_Info) :: info_used
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Session_get_nth_pset(session, info, n, pset_len, pset_name, ierror)
+  import
+  implicit none
+  type(MPI_Session) :: session
+  type(MPI_Info) :: info
+  integer :: n
+  integer :: pset_len
+  character(len=*) :: pset_name
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Session_get_num_psets(session, info, npset_names, ierror)
+  import
+  implicit none
+  type(MPI_Session) :: session
+  type(MPI_Info) :: info
+  integer :: npset_names
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Session_get_pset_info(session, pset_name, info, ierror)
+  import
+  implicit none
+  type(MPI_Session) :: session
+  character(len=*) :: pset_name
+  type(MPI_Info) :: info
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Session_init(info, errhandler, session, ierror)
+  import
+  implicit none
+  type(MPI_Info) :: info
+  type(MPI_Errhandler) :: errhandler
+  type(MPI_Session) :: session
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Session_set_errhandler(session, errhandler, ierror)
+  import
+  implicit none
+  type(MPI_Session) :: session
+  type(MPI_Errhandler) :: errhandler
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Start(request, ierror)
+  import
+  implicit none
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Startall(count, array_of_requests, ierror)
+  import
+  implicit none
+  integer :: count
+  type(MPI_Request) :: array_of_requests(*)
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Status_set_cancelled(status, flag, ierror)
+  import
+  implicit none
+  type(MPI_Status) :: status
+  logical :: flag
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Status_set_elements(status, datatype, count, ierror)
+  import
+  implicit none
+  type(MPI_Status) :: status
+  type(MPI_Datatype) :: datatype
+  integer :: count
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Status_set_elements_x(status, datatype, count, ierror)
+  import
+  implicit none
+  type(MPI_Status) :: status
+  type(MPI_Datatype) :: datatype
+  integer(kind=8) :: count
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Test(request, flag, status, ierror)
+  import
+  implicit none
+  type(MPI_Request) :: request
+  logical :: flag
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Test_cancelled(status, flag, ierror)
+  import
+  implicit none
+  type(MPI_Status) :: status
+  logical :: flag
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Testall(count, array_of_requests, flag, array_of_statuses, ierror)
+  import
+  implicit none
+  integer :: count
+  type(MPI_Request) :: array_of_requests(*)
+  logical :: flag
+  type(MPI_Status) :: array_of_statuses(*)
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Testany(count, array_of_requests, indx, flag, status, ierror)
+  import
+  implicit none
+  integer :: count
+  type(MPI_Request) :: array_of_requests(*)
+  integer :: indx
+  logical :: flag
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses, &
+    ierror)
+  import
+  implicit none
+  integer :: incount
+  type(MPI_Request) :: array_of_requests(*)
+  integer :: outcount
+  integer :: array_of_indices(*)
+  type(MPI_Status) :: array_of_statuses(*)
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Topo_test(comm, status, ierror)
+  import
+  implicit none
+  type(MPI_Comm) :: comm
+  integer :: status
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Type_commit(datatype, ierror)
+  import
+  implicit none
+  type(MPI_Datatype) :: datatype
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Type_create_f90_complex(p, r, newtype, ierror)
+  import
+  implicit none
+  integer :: p
+  integer :: r
+  type(MPI_Datatype) :: newtype
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Type_create_f90_integer(r, newtype, ierror)
+  import
+  implicit none
+  integer :: r
+  type(MPI_Datatype) :: newtype
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Type_create_f90_real(p, r, newtype, ierror)
+  import
+  implicit none
+  integer :: p
+  integer :: r
+  type(MPI_Datatype) :: newtype
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Type_create_keyval(type_copy_attr_fn, type_delete_attr_fn, type_keyval, &
+    extra_state, ierror)
+  import
+  implicit none
+  procedure(MPI_Type_copy_attr_function) :: type_copy_attr_fn
+  procedure(MPI_Type_delete_attr_function) :: type_delete_attr_fn
+  integer :: type_keyval
+  integer(kind=8) :: extra_state
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Type_create_resized(oldtype, lb, extent, newtype, ierror)
+  import
+  implicit none
+  type(MPI_Datatype) :: oldtype
+  integer(kind=8) :: lb
+  integer(kind=8) :: extent
+  type(MPI_Datatype) :: newtype
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Type_create_resized_c(oldtype, lb, extent, newtype, ierror)
+  import
+  implicit none
+  type(MPI_Datatype) :: oldtype
+  integer(kind=8) :: lb
+  integer(kind=8) :: extent
+  type(MPI_Datatype) :: newtype
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Type_delete_attr(datatype, type_keyval, ierror)
+  import
+  implicit none
+  type(MPI_Datatype) :: datatype
+  integer :: type_keyval
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Type_dup(oldtype, newtype, ierror)
+  import
+  implicit none
+  type(MPI_Datatype) :: oldtype
+  type(MPI_Datatype) :: newtype
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Type_free(datatype, ierror)
+  import
+  implicit none
+  type(MPI_Datatype) :: datatype
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Type_free_keyval(type_keyval, ierror)
+  import
+  implicit none
+  integer :: type_keyval
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Type_get_attr(datatype, type_keyval, attribute_val, flag, ierror)
+  import
+  implicit none
+  type(MPI_Datatype) :: datatype
+  integer :: type_keyval
+  integer(kind=8) :: attribute_val
+  logical :: flag
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Type_get_extent(datatype, lb, extent, ierror)
+  import
+  implicit none
+  type(MPI_Datatype) :: datatype
+  integer(kind=8) :: lb
+  integer(kind=8) :: extent
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Type_get_extent_c(datatype, lb, extent, ierror)
+  import
+  implicit none
+  type(MPI_Datatype) :: datatype
+  integer(kind=8) :: lb
+  integer(kind=8) :: extent
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Type_get_extent_x(datatype, lb, extent, ierror)
+  import
+  implicit none
+  type(MPI_Datatype) :: datatype
+  integer(kind=8) :: lb
+  integer(kind=8) :: extent
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Type_get_name(datatype, type_name, resultlen, ierror)
+  import
+  implicit none
+  type(MPI_Datatype) :: datatype
+  character(len=*) :: type_name
+  integer :: resultlen
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Type_get_true_extent(datatype, true_lb, true_extent, ierror)
+  import
+  implicit none
+  type(MPI_Datatype) :: datatype
+  integer(kind=8) :: true_lb
+  integer(kind=8) :: true_extent
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Type_get_true_extent_c(datatype, true_lb, true_extent, ierror)
+  import
+  implicit none
+  type(MPI_Datatype) :: datatype
+  integer(kind=8) :: true_lb
+  integer(kind=8) :: true_extent
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Type_get_true_extent_x(datatype, true_lb, true_extent, ierror)
+  import
+  implicit none
+  type(MPI_Datatype) :: datatype
+  integer(kind=8) :: true_lb
+  integer(kind=8) :: true_extent
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Type_match_size(typeclass, size, datatype, ierror)
+  import
+  implicit none
+  integer :: typeclass
+  integer :: size
+  type(MPI_Datatype) :: datatype
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Type_set_attr(datatype, type_keyval, attribute_val, ierror)
+  import
+  implicit none
+  type(MPI_Datatype) :: datatype
+  integer :: type_keyval
+  integer(kind=8) :: attribute_val
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Type_set_name(datatype, type_name, ierror)
+  import
+  implicit none
+  type(MPI_Datatype) :: datatype
+  character(len=*) :: type_name
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Type_size_x(datatype, size, ierror)
+  import
+  implicit none
+  type(MPI_Datatype) :: datatype
+  integer(kind=8) :: size
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Unpublish_name(service_name, info, port_name, ierror)
+  import
+  implicit none
+  character(len=*) :: service_name
+  type(MPI_Info) :: info
+  character(len=*) :: port_name
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Wait(request, status, ierror)
+  import
+  implicit none
+  type(MPI_Request) :: request
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Waitall(count, array_of_requests, array_of_statuses, ierror)
+  import
+  implicit none
+  integer :: count
+  type(MPI_Request) :: array_of_requests(*)
+  type(MPI_Status) :: array_of_statuses(*)
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Waitany(count, array_of_requests, indx, status, ierror)
+  import
+  implicit none
+  integer :: count
+  type(MPI_Request) :: array_of_requests(*)
+  integer :: indx
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Waitsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses, &
+    ierror)
+  import
+  implicit none
+  integer :: incount
+  type(MPI_Request) :: array_of_requests(*)
+  integer :: outcount
+  integer :: array_of_indices(*)
+  type(MPI_Status) :: array_of_statuses(*)
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Win_attach(win, base, size, ierror)
+  import
+  implicit none
+  type(MPI_Win) :: win
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: base
+  type(*), dimension(*) :: base
+  integer(kind=8) :: size
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Win_call_errhandler(win, errorcode, ierror)
+  import
+  implicit none
+  type(MPI_Win) :: win
+  integer :: errorcode
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Win_complete(win, ierror)
+  import
+  implicit none
+  type(MPI_Win) :: win
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Win_create_dynamic(info, comm, win, ierror)
+  import
+  implicit none
+  type(MPI_Info) :: info
+  type(MPI_Comm) :: comm
+  type(MPI_Win) :: win
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Win_create_errhandler(win_errhandler_fn, errhandler, ierror)
+  import
+  implicit none
+  procedure(MPI_Win_errhandler_function) :: win_errhandler_fn
+  type(MPI_Errhandler) :: errhandler
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Win_create_keyval(win_copy_attr_fn, win_delete_attr_fn, win_keyval, extra_state, &
+    ierror)
+  import
+  implicit none
+  procedure(MPI_Win_copy_attr_function) :: win_copy_attr_fn
+  procedure(MPI_Win_delete_attr_function) :: win_delete_attr_fn
+  integer :: win_keyval
+  integer(kind=8) :: extra_state
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Win_delete_attr(win, win_keyval, ierror)
+  import
+  implicit none
+  type(MPI_Win) :: win
+  integer :: win_keyval
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Win_detach(win, base, ierror)
+  import
+  implicit none
+  type(MPI_Win) :: win
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: base
+  type(*), dimension(*) :: base
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Win_fence(assert, win, ierror)
+  import
+  implicit none
+  integer :: assert
+  type(MPI_Win) :: win
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Win_flush(rank, win, ierror)
+  import
+  implicit none
+  integer :: rank
+  type(MPI_Win) :: win
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Win_flush_all(win, ierror)
+  import
+  implicit none
+  type(MPI_Win) :: win
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Win_flush_local(rank, win, ierror)
+  import
+  implicit none
+  integer :: rank
+  type(MPI_Win) :: win
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Win_flush_local_all(win, ierror)
+  import
+  implicit none
+  type(MPI_Win) :: win
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Win_free(win, ierror)
+  import
+  implicit none
+  type(MPI_Win) :: win
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Win_free_keyval(win_keyval, ierror)
+  import
+  implicit none
+  integer :: win_keyval
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Win_get_attr(win, win_keyval, attribute_val, flag, ierror)
+  import
+  implicit none
+  type(MPI_Win) :: win
+  integer :: win_keyval
+  integer(kind=8) :: attribute_val
+  logical :: flag
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Win_get_errhandler(win, errhandler, ierror)
+  import
+  implicit none
+  type(MPI_Win) :: win
+  type(MPI_Errhandler) :: errhandler
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Win_get_group(win, group, ierror)
+  import
+  implicit none
+  type(MPI_Win) :: win
+  type(MPI_Group) :: group
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Win_get_info(win, info_used, ierror)
+  import
+  implicit none
+  type(MPI_Win) :: win
+  type(MPI_Info) :: info_used
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Win_get_name(win, win_name, resultlen, ierror)
+  import
+  implicit none
+  type(MPI_Win) :: win
+  character(len=*) :: win_name
+  integer :: resultlen
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Win_lock(lock_type, rank, assert, win, ierror)
+  import
+  implicit none
+  integer :: lock_type
+  integer :: rank
+  integer :: assert
+  type(MPI_Win) :: win
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Win_lock_all(assert, win, ierror)
+  import
+  implicit none
+  integer :: assert
+  type(MPI_Win) :: win
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Win_post(group, assert, win, ierror)
+  import
+  implicit none
+  type(MPI_Group) :: group
+  integer :: assert
+  type(MPI_Win) :: win
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Win_set_attr(win, win_keyval, attribute_val, ierror)
+  import
+  implicit none
+  type(MPI_Win) :: win
+  integer :: win_keyval
+  integer(kind=8) :: attribute_val
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Win_set_errhandler(win, errhandler, ierror)
+  import
+  implicit none
+  type(MPI_Win) :: win
+  type(MPI_Errhandler) :: errhandler
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Win_set_info(win, info, ierror)
+  import
+  implicit none
+  type(MPI_Win) :: win
+  type(MPI_Info) :: info
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Win_set_name(win, win_name, ierror)
+  import
+  implicit none
+  type(MPI_Win) :: win
+  character(len=*) :: win_name
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Win_start(group, assert, win, ierror)
+  import
+  implicit none
+  type(MPI_Group) :: group
+  integer :: assert
+  type(MPI_Win) :: win
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Win_sync(win, ierror)
+  import
+  implicit none
+  type(MPI_Win) :: win
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Win_test(win, flag, ierror)
+  import
+  implicit none
+  type(MPI_Win) :: win
+  logical :: flag
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Win_unlock(rank, win, ierror)
+  import
+  implicit none
+  integer :: rank
+  type(MPI_Win) :: win
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Win_unlock_all(win, ierror)
+  import
+  implicit none
+  type(MPI_Win) :: win
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Win_wait(win, ierror)
+  import
+  implicit none
+  type(MPI_Win) :: win
+  integer, optional :: ierror
+end subroutine
+function PMPI_Wtick()
+  import
+  implicit none
+  double precision :: PMPI_Wtick
+end function
+function PMPI_Wtime()
+  import
+  implicit none
+  double precision :: PMPI_Wtime
+end function
+subroutine PMPIX_Comm_ack_failed(comm, num_to_ack, num_acked, ierror)
+  import
+  implicit none
+  type(MPI_Comm) :: comm
+  integer :: num_to_ack
+  integer :: num_acked
+  integer, optional :: ierror
+end subroutine
+subroutine PMPIX_Comm_agree(comm, flag, ierror)
+  import
+  implicit none
+  type(MPI_Comm) :: comm
+  integer :: flag
+  integer, optional :: ierror
+end subroutine
+subroutine PMPIX_Comm_failure_ack(comm, ierror)
+  import
+  implicit none
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+subroutine PMPIX_Comm_failure_get_acked(comm, failedgrp, ierror)
+  import
+  implicit none
+  type(MPI_Comm) :: comm
+  type(MPI_Group) :: failedgrp
+  integer, optional :: ierror
+end subroutine
+subroutine PMPIX_Comm_get_failed(comm, failedgrp, ierror)
+  import
+  implicit none
+  type(MPI_Comm) :: comm
+  type(MPI_Group) :: failedgrp
+  integer, optional :: ierror
+end subroutine
+subroutine PMPIX_Comm_iagree(comm, flag, request, ierror)
+  import
+  implicit none
+  type(MPI_Comm) :: comm
+  integer :: flag
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine PMPIX_Comm_is_revoked(comm, flag, ierror)
+  import
+  implicit none
+  type(MPI_Comm) :: comm
+  logical :: flag
+  integer, optional :: ierror
+end subroutine
+subroutine PMPIX_Comm_ishrink(comm, newcomm, request, ierror)
+  import
+  implicit none
+  type(MPI_Comm) :: comm
+  type(MPI_Comm) :: newcomm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine PMPIX_Comm_revoke(comm, ierror)
+  import
+  implicit none
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+subroutine PMPIX_Comm_shrink(comm, newcomm, ierror)
+  import
+  implicit none
+  type(MPI_Comm) :: comm
+  type(MPI_Comm) :: newcomm
+  integer, optional :: ierror
+end subroutine
+subroutine PMPIX_Delete_error_class(errorclass, ierror)
+  import
+  implicit none
+  integer :: errorclass
+  integer, optional :: ierror
+end subroutine
+subroutine PMPIX_Delete_error_code(errorcode, ierror)
+  import
+  implicit none
+  integer :: errorcode
+  integer, optional :: ierror
+end subroutine
+subroutine PMPIX_Delete_error_string(errorcode, ierror)
+  import
+  implicit none
+  integer :: errorcode
+  integer, optional :: ierror
+end subroutine
+subroutine PMPIX_GPU_query_support(gpu_type, is_supported, ierror)
+  import
+  implicit none
+  integer :: gpu_type
+  logical :: is_supported
+  integer, optional :: ierror
+end subroutine
+subroutine PMPIX_Grequest_class_allocate(greq_class, extra_state, request, ierror)
+  import
+  implicit none
+  integer :: greq_class
+  integer(kind=8) :: extra_state
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine PMPIX_Grequest_class_create(query_fn, free_fn, cancel_fn, poll_fn, wait_fn, greq_class, &
+    ierror)
+  import
+  implicit none
+  procedure(MPI_Grequest_query_function) :: query_fn
+  procedure(MPI_Grequest_free_function) :: free_fn
+  procedure(MPI_Grequest_cancel_function) :: cancel_fn
+  external :: poll_fn
+  external :: wait_fn
+  integer :: greq_class
+  integer, optional :: ierror
+end subroutine
+subroutine PMPIX_Grequest_start(query_fn, free_fn, cancel_fn, poll_fn, wait_fn, extra_state, &
+    request, ierror)
+  import
+  implicit none
+  procedure(MPI_Grequest_query_function) :: query_fn
+  procedure(MPI_Grequest_free_function) :: free_fn
+  procedure(MPI_Grequest_cancel_function) :: cancel_fn
+  external :: poll_fn
+  external :: wait_fn
+  integer(kind=8) :: extra_state
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine PMPIX_Query_ascend_support(ierror)
+  import
+  implicit none
+  integer, optional :: ierror
+end subroutine
+subroutine PMPIX_Query_cuda_support(ierror)
+  import
+  implicit none
+  integer, optional :: ierror
+end subroutine
+subroutine PMPIX_Query_hip_support(ierror)
+  import
+  implicit none
+  integer, optional :: ierror
+end subroutine
+subroutine PMPIX_Query_ze_support(ierror)
+  import
+  implicit none
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Accumulate
+subroutine PMPI_Accumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+    target_count, target_datatype, op, win, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+  type(*), dimension(*) :: origin_addr
+  integer :: origin_count
+  type(MPI_Datatype) :: origin_datatype
+  integer :: target_rank
+  integer(kind=8) :: target_disp
+  integer :: target_count
+  type(MPI_Datatype) :: target_datatype
+  type(MPI_Op) :: op
+  type(MPI_Win) :: win
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Accumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+    target_count, target_datatype, op, win, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+  type(*), dimension(*) :: origin_addr
+  integer(kind=8) :: origin_count
+  type(MPI_Datatype) :: origin_datatype
+  integer :: target_rank
+  integer(kind=8) :: target_disp
+  integer(kind=8) :: target_count
+  type(MPI_Datatype) :: target_datatype
+  type(MPI_Op) :: op
+  type(MPI_Win) :: win
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Allgather
+subroutine PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcount
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+    ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer(kind=8) :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcount
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Allgather_init
+subroutine PMPI_Allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+    info, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcount
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Allgather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+    info, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer(kind=8) :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcount
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Allgatherv
+subroutine PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
+    comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcounts(*)
+  integer :: displs(*)
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
+    comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer(kind=8) :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcounts(*)
+  integer(kind=8) :: displs(*)
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Allgatherv_init
+subroutine PMPI_Allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+    recvtype, comm, info, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcounts(*)
+  integer :: displs(*)
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Allgatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+    recvtype, comm, info, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer(kind=8) :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcounts(*)
+  integer(kind=8) :: displs(*)
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Allreduce
+subroutine PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Allreduce_c(sendbuf, recvbuf, count, datatype, op, comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Allreduce_init
+subroutine PMPI_Allreduce_init(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Allreduce_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Alltoall
+subroutine PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcount
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer(kind=8) :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcount
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Alltoall_init
+subroutine PMPI_Alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+    info, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcount
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Alltoall_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+    info, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer(kind=8) :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcount
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Alltoallv
+subroutine PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, &
+    recvtype, comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcounts(*)
+  integer :: sdispls(*)
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcounts(*)
+  integer :: rdispls(*)
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, &
+    recvtype, comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer(kind=8) :: sendcounts(*)
+  integer(kind=8) :: sdispls(*)
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcounts(*)
+  integer(kind=8) :: rdispls(*)
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Alltoallv_init
+subroutine PMPI_Alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
+    rdispls, recvtype, comm, info, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcounts(*)
+  integer :: sdispls(*)
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcounts(*)
+  integer :: rdispls(*)
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Alltoallv_init_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
+    rdispls, recvtype, comm, info, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer(kind=8) :: sendcounts(*)
+  integer(kind=8) :: sdispls(*)
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcounts(*)
+  integer(kind=8) :: rdispls(*)
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Alltoallw
+subroutine PMPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, &
+    recvtypes, comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcounts(*)
+  integer :: sdispls(*)
+  type(MPI_Datatype) :: sendtypes(*)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcounts(*)
+  integer :: rdispls(*)
+  type(MPI_Datatype) :: recvtypes(*)
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, &
+    recvtypes, comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer(kind=8) :: sendcounts(*)
+  integer(kind=8) :: sdispls(*)
+  type(MPI_Datatype) :: sendtypes(*)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcounts(*)
+  integer(kind=8) :: rdispls(*)
+  type(MPI_Datatype) :: recvtypes(*)
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Alltoallw_init
+subroutine PMPI_Alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
+    rdispls, recvtypes, comm, info, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcounts(*)
+  integer :: sdispls(*)
+  type(MPI_Datatype) :: sendtypes(*)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcounts(*)
+  integer :: rdispls(*)
+  type(MPI_Datatype) :: recvtypes(*)
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Alltoallw_init_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
+    rdispls, recvtypes, comm, info, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer(kind=8) :: sendcounts(*)
+  integer(kind=8) :: sdispls(*)
+  type(MPI_Datatype) :: sendtypes(*)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcounts(*)
+  integer(kind=8) :: rdispls(*)
+  type(MPI_Datatype) :: recvtypes(*)
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Bcast
+subroutine PMPI_Bcast(buffer, count, datatype, root, comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+  type(*), dimension(*) :: buffer
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  integer :: root
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Bcast_c(buffer, count, datatype, root, comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+  type(*), dimension(*) :: buffer
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  integer :: root
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Bcast_init
+subroutine PMPI_Bcast_init(buffer, count, datatype, root, comm, info, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+  type(*), dimension(*) :: buffer
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  integer :: root
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Bcast_init_c(buffer, count, datatype, root, comm, info, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+  type(*), dimension(*) :: buffer
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  integer :: root
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Bsend
+subroutine PMPI_Bsend(buf, count, datatype, dest, tag, comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  integer :: dest
+  integer :: tag
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Bsend_c(buf, count, datatype, dest, tag, comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  integer :: dest
+  integer :: tag
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Bsend_init
+subroutine PMPI_Bsend_init(buf, count, datatype, dest, tag, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  integer :: dest
+  integer :: tag
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Bsend_init_c(buf, count, datatype, dest, tag, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  integer :: dest
+  integer :: tag
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Buffer_attach
+subroutine PMPI_Buffer_attach(buffer, size, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+  type(*), dimension(*) :: buffer
+  integer :: size
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Buffer_attach_c(buffer, size, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+  type(*), dimension(*) :: buffer
+  integer(kind=8) :: size
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Buffer_detach
+subroutine PMPI_Buffer_detach(buffer_addr, size, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer_addr
+  type(*), dimension(*) :: buffer_addr
+  integer :: size
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Buffer_detach_c(buffer_addr, size, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer_addr
+  type(*), dimension(*) :: buffer_addr
+  integer(kind=8) :: size
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Exscan
+subroutine PMPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Exscan_c(sendbuf, recvbuf, count, datatype, op, comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Exscan_init
+subroutine PMPI_Exscan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Exscan_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_File_iread
+subroutine PMPI_File_iread(fh, buf, count, datatype, request, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_File_iread_c(fh, buf, count, datatype, request, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_File_iread_all
+subroutine PMPI_File_iread_all(fh, buf, count, datatype, request, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_File_iread_all_c(fh, buf, count, datatype, request, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_File_iread_at
+subroutine PMPI_File_iread_at(fh, offset, buf, count, datatype, request, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  integer(kind=8) :: offset
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_File_iread_at_c(fh, offset, buf, count, datatype, request, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  integer(kind=8) :: offset
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_File_iread_at_all
+subroutine PMPI_File_iread_at_all(fh, offset, buf, count, datatype, request, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  integer(kind=8) :: offset
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_File_iread_at_all_c(fh, offset, buf, count, datatype, request, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  integer(kind=8) :: offset
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_File_iread_shared
+subroutine PMPI_File_iread_shared(fh, buf, count, datatype, request, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_File_iread_shared_c(fh, buf, count, datatype, request, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_File_iwrite
+subroutine PMPI_File_iwrite(fh, buf, count, datatype, request, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_File_iwrite_c(fh, buf, count, datatype, request, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_File_iwrite_all
+subroutine PMPI_File_iwrite_all(fh, buf, count, datatype, request, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_File_iwrite_all_c(fh, buf, count, datatype, request, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_File_iwrite_at
+subroutine PMPI_File_iwrite_at(fh, offset, buf, count, datatype, request, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  integer(kind=8) :: offset
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_File_iwrite_at_c(fh, offset, buf, count, datatype, request, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  integer(kind=8) :: offset
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_File_iwrite_at_all
+subroutine PMPI_File_iwrite_at_all(fh, offset, buf, count, datatype, request, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  integer(kind=8) :: offset
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_File_iwrite_at_all_c(fh, offset, buf, count, datatype, request, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  integer(kind=8) :: offset
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_File_iwrite_shared
+subroutine PMPI_File_iwrite_shared(fh, buf, count, datatype, request, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_File_iwrite_shared_c(fh, buf, count, datatype, request, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_File_read
+subroutine PMPI_File_read(fh, buf, count, datatype, status, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_File_read_c(fh, buf, count, datatype, status, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_File_read_all
+subroutine PMPI_File_read_all(fh, buf, count, datatype, status, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_File_read_all_c(fh, buf, count, datatype, status, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_File_read_all_begin
+subroutine PMPI_File_read_all_begin(fh, buf, count, datatype, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_File_read_all_begin_c(fh, buf, count, datatype, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_File_read_at
+subroutine PMPI_File_read_at(fh, offset, buf, count, datatype, status, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  integer(kind=8) :: offset
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_File_read_at_c(fh, offset, buf, count, datatype, status, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  integer(kind=8) :: offset
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_File_read_at_all
+subroutine PMPI_File_read_at_all(fh, offset, buf, count, datatype, status, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  integer(kind=8) :: offset
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_File_read_at_all_c(fh, offset, buf, count, datatype, status, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  integer(kind=8) :: offset
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_File_read_at_all_begin
+subroutine PMPI_File_read_at_all_begin(fh, offset, buf, count, datatype, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  integer(kind=8) :: offset
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_File_read_at_all_begin_c(fh, offset, buf, count, datatype, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  integer(kind=8) :: offset
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_File_read_ordered
+subroutine PMPI_File_read_ordered(fh, buf, count, datatype, status, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_File_read_ordered_c(fh, buf, count, datatype, status, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_File_read_ordered_begin
+subroutine PMPI_File_read_ordered_begin(fh, buf, count, datatype, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_File_read_ordered_begin_c(fh, buf, count, datatype, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_File_read_shared
+subroutine PMPI_File_read_shared(fh, buf, count, datatype, status, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_File_read_shared_c(fh, buf, count, datatype, status, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_File_write
+subroutine PMPI_File_write(fh, buf, count, datatype, status, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_File_write_c(fh, buf, count, datatype, status, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_File_write_all
+subroutine PMPI_File_write_all(fh, buf, count, datatype, status, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_File_write_all_c(fh, buf, count, datatype, status, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_File_write_all_begin
+subroutine PMPI_File_write_all_begin(fh, buf, count, datatype, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_File_write_all_begin_c(fh, buf, count, datatype, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_File_write_at
+subroutine PMPI_File_write_at(fh, offset, buf, count, datatype, status, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  integer(kind=8) :: offset
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_File_write_at_c(fh, offset, buf, count, datatype, status, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  integer(kind=8) :: offset
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_File_write_at_all
+subroutine PMPI_File_write_at_all(fh, offset, buf, count, datatype, status, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  integer(kind=8) :: offset
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_File_write_at_all_c(fh, offset, buf, count, datatype, status, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  integer(kind=8) :: offset
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_File_write_at_all_begin
+subroutine PMPI_File_write_at_all_begin(fh, offset, buf, count, datatype, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  integer(kind=8) :: offset
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_File_write_at_all_begin_c(fh, offset, buf, count, datatype, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  integer(kind=8) :: offset
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_File_write_ordered
+subroutine PMPI_File_write_ordered(fh, buf, count, datatype, status, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_File_write_ordered_c(fh, buf, count, datatype, status, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_File_write_ordered_begin
+subroutine PMPI_File_write_ordered_begin(fh, buf, count, datatype, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_File_write_ordered_begin_c(fh, buf, count, datatype, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_File_write_shared
+subroutine PMPI_File_write_shared(fh, buf, count, datatype, status, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_File_write_shared_c(fh, buf, count, datatype, status, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Gather
+subroutine PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
+    ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcount
+  type(MPI_Datatype) :: recvtype
+  integer :: root
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Gather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
+    ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer(kind=8) :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcount
+  type(MPI_Datatype) :: recvtype
+  integer :: root
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Gather_init
+subroutine PMPI_Gather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
+    info, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcount
+  type(MPI_Datatype) :: recvtype
+  integer :: root
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Gather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &
+    comm, info, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer(kind=8) :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcount
+  type(MPI_Datatype) :: recvtype
+  integer :: root
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Gatherv
+subroutine PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, &
+    comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcounts(*)
+  integer :: displs(*)
+  type(MPI_Datatype) :: recvtype
+  integer :: root
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Gatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
+    root, comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer(kind=8) :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcounts(*)
+  integer(kind=8) :: displs(*)
+  type(MPI_Datatype) :: recvtype
+  integer :: root
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Gatherv_init
+subroutine PMPI_Gatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
+    root, comm, info, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcounts(*)
+  integer :: displs(*)
+  type(MPI_Datatype) :: recvtype
+  integer :: root
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Gatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
+    root, comm, info, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer(kind=8) :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcounts(*)
+  integer(kind=8) :: displs(*)
+  type(MPI_Datatype) :: recvtype
+  integer :: root
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Get
+subroutine PMPI_Get(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+    target_count, target_datatype, win, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+  type(*), dimension(*) :: origin_addr
+  integer :: origin_count
+  type(MPI_Datatype) :: origin_datatype
+  integer :: target_rank
+  integer(kind=8) :: target_disp
+  integer :: target_count
+  type(MPI_Datatype) :: target_datatype
+  type(MPI_Win) :: win
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Get_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+    target_count, target_datatype, win, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+  type(*), dimension(*) :: origin_addr
+  integer(kind=8) :: origin_count
+  type(MPI_Datatype) :: origin_datatype
+  integer :: target_rank
+  integer(kind=8) :: target_disp
+  integer(kind=8) :: target_count
+  type(MPI_Datatype) :: target_datatype
+  type(MPI_Win) :: win
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Get_accumulate
+subroutine PMPI_Get_accumulate(origin_addr, origin_count, origin_datatype, result_addr, &
+    result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, &
+    win, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+  type(*), dimension(*) :: origin_addr
+  integer :: origin_count
+  type(MPI_Datatype) :: origin_datatype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
+  type(*), dimension(*) :: result_addr
+  integer :: result_count
+  type(MPI_Datatype) :: result_datatype
+  integer :: target_rank
+  integer(kind=8) :: target_disp
+  integer :: target_count
+  type(MPI_Datatype) :: target_datatype
+  type(MPI_Op) :: op
+  type(MPI_Win) :: win
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Get_accumulate_c(origin_addr, origin_count, origin_datatype, result_addr, &
+    result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, &
+    win, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+  type(*), dimension(*) :: origin_addr
+  integer(kind=8) :: origin_count
+  type(MPI_Datatype) :: origin_datatype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
+  type(*), dimension(*) :: result_addr
+  integer(kind=8) :: result_count
+  type(MPI_Datatype) :: result_datatype
+  integer :: target_rank
+  integer(kind=8) :: target_disp
+  integer(kind=8) :: target_count
+  type(MPI_Datatype) :: target_datatype
+  type(MPI_Op) :: op
+  type(MPI_Win) :: win
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Get_count
+subroutine PMPI_Get_count(status, datatype, count, ierror)
+  import
+  implicit none
+  type(MPI_Status) :: status
+  type(MPI_Datatype) :: datatype
+  integer :: count
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Get_count_c(status, datatype, count, ierror)
+  import
+  implicit none
+  type(MPI_Status) :: status
+  type(MPI_Datatype) :: datatype
+  integer(kind=8) :: count
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Get_elements
+subroutine PMPI_Get_elements(status, datatype, count, ierror)
+  import
+  implicit none
+  type(MPI_Status) :: status
+  type(MPI_Datatype) :: datatype
+  integer :: count
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Get_elements_c(status, datatype, count, ierror)
+  import
+  implicit none
+  type(MPI_Status) :: status
+  type(MPI_Datatype) :: datatype
+  integer(kind=8) :: count
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Iallgather
+subroutine PMPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+    request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcount
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Iallgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+    request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer(kind=8) :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcount
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Iallgatherv
+subroutine PMPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
+    comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcounts(*)
+  integer :: displs(*)
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Iallgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
+    comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer(kind=8) :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcounts(*)
+  integer(kind=8) :: displs(*)
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Iallreduce
+subroutine PMPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Iallreduce_c(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Ialltoall
+subroutine PMPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+    request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcount
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Ialltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+    request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer(kind=8) :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcount
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Ialltoallv
+subroutine PMPI_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, &
+    recvtype, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcounts(*)
+  integer :: sdispls(*)
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcounts(*)
+  integer :: rdispls(*)
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Ialltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, &
+    recvtype, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer(kind=8) :: sendcounts(*)
+  integer(kind=8) :: sdispls(*)
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcounts(*)
+  integer(kind=8) :: rdispls(*)
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Ialltoallw
+subroutine PMPI_Ialltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, &
+    recvtypes, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcounts(*)
+  integer :: sdispls(*)
+  type(MPI_Datatype) :: sendtypes(*)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcounts(*)
+  integer :: rdispls(*)
+  type(MPI_Datatype) :: recvtypes(*)
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Ialltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, &
+    recvtypes, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer(kind=8) :: sendcounts(*)
+  integer(kind=8) :: sdispls(*)
+  type(MPI_Datatype) :: sendtypes(*)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcounts(*)
+  integer(kind=8) :: rdispls(*)
+  type(MPI_Datatype) :: recvtypes(*)
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Ibcast
+subroutine PMPI_Ibcast(buffer, count, datatype, root, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+  type(*), dimension(*) :: buffer
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  integer :: root
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Ibcast_c(buffer, count, datatype, root, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+  type(*), dimension(*) :: buffer
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  integer :: root
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Ibsend
+subroutine PMPI_Ibsend(buf, count, datatype, dest, tag, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  integer :: dest
+  integer :: tag
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Ibsend_c(buf, count, datatype, dest, tag, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  integer :: dest
+  integer :: tag
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Iexscan
+subroutine PMPI_Iexscan(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Iexscan_c(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Igather
+subroutine PMPI_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
+    request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcount
+  type(MPI_Datatype) :: recvtype
+  integer :: root
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Igather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
+    request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer(kind=8) :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcount
+  type(MPI_Datatype) :: recvtype
+  integer :: root
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Igatherv
+subroutine PMPI_Igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, &
+    comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcounts(*)
+  integer :: displs(*)
+  type(MPI_Datatype) :: recvtype
+  integer :: root
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Igatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
+    root, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer(kind=8) :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcounts(*)
+  integer(kind=8) :: displs(*)
+  type(MPI_Datatype) :: recvtype
+  integer :: root
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Imrecv
+subroutine PMPI_Imrecv(buf, count, datatype, message, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Message) :: message
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Imrecv_c(buf, count, datatype, message, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Message) :: message
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Ineighbor_allgather
+subroutine PMPI_Ineighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+    comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcount
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Ineighbor_allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+    comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer(kind=8) :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcount
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Ineighbor_allgatherv
+subroutine PMPI_Ineighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+    recvtype, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcounts(*)
+  integer :: displs(*)
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Ineighbor_allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+    recvtype, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer(kind=8) :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcounts(*)
+  integer(kind=8) :: displs(*)
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Ineighbor_alltoall
+subroutine PMPI_Ineighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+    comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcount
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Ineighbor_alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+    comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer(kind=8) :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcount
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Ineighbor_alltoallv
+subroutine PMPI_Ineighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
+    rdispls, recvtype, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcounts(*)
+  integer :: sdispls(*)
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcounts(*)
+  integer :: rdispls(*)
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Ineighbor_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
+    rdispls, recvtype, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer(kind=8) :: sendcounts(*)
+  integer(kind=8) :: sdispls(*)
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcounts(*)
+  integer(kind=8) :: rdispls(*)
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Ineighbor_alltoallw
+subroutine PMPI_Ineighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
+    rdispls, recvtypes, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcounts(*)
+  integer(kind=8) :: sdispls(*)
+  type(MPI_Datatype) :: sendtypes(*)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcounts(*)
+  integer(kind=8) :: rdispls(*)
+  type(MPI_Datatype) :: recvtypes(*)
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Ineighbor_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
+    rdispls, recvtypes, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer(kind=8) :: sendcounts(*)
+  integer(kind=8) :: sdispls(*)
+  type(MPI_Datatype) :: sendtypes(*)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcounts(*)
+  integer(kind=8) :: rdispls(*)
+  type(MPI_Datatype) :: recvtypes(*)
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Irecv
+subroutine PMPI_Irecv(buf, count, datatype, source, tag, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  integer :: source
+  integer :: tag
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Irecv_c(buf, count, datatype, source, tag, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  integer :: source
+  integer :: tag
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Ireduce
+subroutine PMPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  integer :: root
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Ireduce_c(sendbuf, recvbuf, count, datatype, op, root, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  integer :: root
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Ireduce_scatter
+subroutine PMPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcounts(*)
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Ireduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcounts(*)
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Ireduce_scatter_block
+subroutine PMPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, request, &
+    ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcount
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Ireduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm, request, &
+    ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcount
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Irsend
+subroutine PMPI_Irsend(buf, count, datatype, dest, tag, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  integer :: dest
+  integer :: tag
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Irsend_c(buf, count, datatype, dest, tag, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  integer :: dest
+  integer :: tag
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Iscan
+subroutine PMPI_Iscan(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Iscan_c(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Iscatter
+subroutine PMPI_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
+    request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcount
+  type(MPI_Datatype) :: recvtype
+  integer :: root
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Iscatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
+    request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer(kind=8) :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcount
+  type(MPI_Datatype) :: recvtype
+  integer :: root
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Iscatterv
+subroutine PMPI_Iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, &
+    root, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcounts(*)
+  integer :: displs(*)
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcount
+  type(MPI_Datatype) :: recvtype
+  integer :: root
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Iscatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, &
+    root, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer(kind=8) :: sendcounts(*)
+  integer(kind=8) :: displs(*)
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcount
+  type(MPI_Datatype) :: recvtype
+  integer :: root
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Isend
+subroutine PMPI_Isend(buf, count, datatype, dest, tag, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  integer :: dest
+  integer :: tag
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Isend_c(buf, count, datatype, dest, tag, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  integer :: dest
+  integer :: tag
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Isendrecv
+subroutine PMPI_Isendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, &
+    recvtype, source, recvtag, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  integer :: dest
+  integer :: sendtag
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcount
+  type(MPI_Datatype) :: recvtype
+  integer :: source
+  integer :: recvtag
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Isendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, &
+    recvtype, source, recvtag, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer(kind=8) :: sendcount
+  type(MPI_Datatype) :: sendtype
+  integer :: dest
+  integer :: sendtag
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcount
+  type(MPI_Datatype) :: recvtype
+  integer :: source
+  integer :: recvtag
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Isendrecv_replace
+subroutine PMPI_Isendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, &
+    request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  integer :: dest
+  integer :: sendtag
+  integer :: source
+  integer :: recvtag
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Isendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, &
+    request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  integer :: dest
+  integer :: sendtag
+  integer :: source
+  integer :: recvtag
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Issend
+subroutine PMPI_Issend(buf, count, datatype, dest, tag, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  integer :: dest
+  integer :: tag
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Issend_c(buf, count, datatype, dest, tag, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  integer :: dest
+  integer :: tag
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Mrecv
+subroutine PMPI_Mrecv(buf, count, datatype, message, status, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Message) :: message
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Mrecv_c(buf, count, datatype, message, status, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Message) :: message
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Neighbor_allgather
+subroutine PMPI_Neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+    comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcount
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Neighbor_allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+    comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer(kind=8) :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcount
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Neighbor_allgather_init
+subroutine PMPI_Neighbor_allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+    comm, info, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcount
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Neighbor_allgather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+    recvtype, comm, info, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer(kind=8) :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcount
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Neighbor_allgatherv
+subroutine PMPI_Neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+    recvtype, comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcounts(*)
+  integer :: displs(*)
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Neighbor_allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+    recvtype, comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer(kind=8) :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcounts(*)
+  integer(kind=8) :: displs(*)
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Neighbor_allgatherv_init
+subroutine PMPI_Neighbor_allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+    recvtype, comm, info, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcounts(*)
+  integer :: displs(*)
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Neighbor_allgatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, &
+    displs, recvtype, comm, info, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer(kind=8) :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcounts(*)
+  integer(kind=8) :: displs(*)
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Neighbor_alltoall
+subroutine PMPI_Neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+    ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcount
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Neighbor_alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+    comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer(kind=8) :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcount
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Neighbor_alltoall_init
+subroutine PMPI_Neighbor_alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+    comm, info, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcount
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Neighbor_alltoall_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+    recvtype, comm, info, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer(kind=8) :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcount
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Neighbor_alltoallv
+subroutine PMPI_Neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
+    rdispls, recvtype, comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcounts(*)
+  integer :: sdispls(*)
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcounts(*)
+  integer :: rdispls(*)
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Neighbor_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
+    rdispls, recvtype, comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer(kind=8) :: sendcounts(*)
+  integer(kind=8) :: sdispls(*)
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcounts(*)
+  integer(kind=8) :: rdispls(*)
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Neighbor_alltoallv_init
+subroutine PMPI_Neighbor_alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
+    recvcounts, rdispls, recvtype, comm, info, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcounts(*)
+  integer :: sdispls(*)
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcounts(*)
+  integer :: rdispls(*)
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Neighbor_alltoallv_init_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
+    recvcounts, rdispls, recvtype, comm, info, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer(kind=8) :: sendcounts(*)
+  integer(kind=8) :: sdispls(*)
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcounts(*)
+  integer(kind=8) :: rdispls(*)
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Neighbor_alltoallw
+subroutine PMPI_Neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
+    rdispls, recvtypes, comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcounts(*)
+  integer(kind=8) :: sdispls(*)
+  type(MPI_Datatype) :: sendtypes(*)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcounts(*)
+  integer(kind=8) :: rdispls(*)
+  type(MPI_Datatype) :: recvtypes(*)
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Neighbor_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
+    rdispls, recvtypes, comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer(kind=8) :: sendcounts(*)
+  integer(kind=8) :: sdispls(*)
+  type(MPI_Datatype) :: sendtypes(*)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcounts(*)
+  integer(kind=8) :: rdispls(*)
+  type(MPI_Datatype) :: recvtypes(*)
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Neighbor_alltoallw_init
+subroutine PMPI_Neighbor_alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
+    recvcounts, rdispls, recvtypes, comm, info, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcounts(*)
+  integer(kind=8) :: sdispls(*)
+  type(MPI_Datatype) :: sendtypes(*)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcounts(*)
+  integer(kind=8) :: rdispls(*)
+  type(MPI_Datatype) :: recvtypes(*)
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Neighbor_alltoallw_init_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
+    recvcounts, rdispls, recvtypes, comm, info, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer(kind=8) :: sendcounts(*)
+  integer(kind=8) :: sdispls(*)
+  type(MPI_Datatype) :: sendtypes(*)
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcounts(*)
+  integer(kind=8) :: rdispls(*)
+  type(MPI_Datatype) :: recvtypes(*)
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Pack
+subroutine PMPI_Pack(inbuf, incount, datatype, outbuf, outsize, position, comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
+  type(*), dimension(*) :: inbuf
+  integer :: incount
+  type(MPI_Datatype) :: datatype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
+  type(*), dimension(*) :: outbuf
+  integer :: outsize
+  integer :: position
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Pack_c(inbuf, incount, datatype, outbuf, outsize, position, comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
+  type(*), dimension(*) :: inbuf
+  integer(kind=8) :: incount
+  type(MPI_Datatype) :: datatype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
+  type(*), dimension(*) :: outbuf
+  integer(kind=8) :: outsize
+  integer(kind=8) :: position
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Pack_external
+subroutine PMPI_Pack_external(datarep, inbuf, incount, datatype, outbuf, outsize, position, ierror)
+  import
+  implicit none
+  character(len=*) :: datarep
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
+  type(*), dimension(*) :: inbuf
+  integer :: incount
+  type(MPI_Datatype) :: datatype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
+  type(*), dimension(*) :: outbuf
+  integer(kind=8) :: outsize
+  integer(kind=8) :: position
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Pack_external_c(datarep, inbuf, incount, datatype, outbuf, outsize, position, &
+    ierror)
+  import
+  implicit none
+  character(len=*) :: datarep
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
+  type(*), dimension(*) :: inbuf
+  integer(kind=8) :: incount
+  type(MPI_Datatype) :: datatype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
+  type(*), dimension(*) :: outbuf
+  integer(kind=8) :: outsize
+  integer(kind=8) :: position
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Pack_external_size
+subroutine PMPI_Pack_external_size(datarep, incount, datatype, size, ierror)
+  import
+  implicit none
+  character(len=*) :: datarep
+  integer :: incount
+  type(MPI_Datatype) :: datatype
+  integer(kind=8) :: size
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Pack_external_size_c(datarep, incount, datatype, size, ierror)
+  import
+  implicit none
+  character(len=*) :: datarep
+  integer(kind=8) :: incount
+  type(MPI_Datatype) :: datatype
+  integer(kind=8) :: size
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Pack_size
+subroutine PMPI_Pack_size(incount, datatype, comm, size, ierror)
+  import
+  implicit none
+  integer :: incount
+  type(MPI_Datatype) :: datatype
+  type(MPI_Comm) :: comm
+  integer :: size
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Pack_size_c(incount, datatype, comm, size, ierror)
+  import
+  implicit none
+  integer(kind=8) :: incount
+  type(MPI_Datatype) :: datatype
+  type(MPI_Comm) :: comm
+  integer(kind=8) :: size
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Put
+subroutine PMPI_Put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+    target_count, target_datatype, win, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+  type(*), dimension(*) :: origin_addr
+  integer :: origin_count
+  type(MPI_Datatype) :: origin_datatype
+  integer :: target_rank
+  integer(kind=8) :: target_disp
+  integer :: target_count
+  type(MPI_Datatype) :: target_datatype
+  type(MPI_Win) :: win
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Put_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+    target_count, target_datatype, win, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+  type(*), dimension(*) :: origin_addr
+  integer(kind=8) :: origin_count
+  type(MPI_Datatype) :: origin_datatype
+  integer :: target_rank
+  integer(kind=8) :: target_disp
+  integer(kind=8) :: target_count
+  type(MPI_Datatype) :: target_datatype
+  type(MPI_Win) :: win
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Raccumulate
+subroutine PMPI_Raccumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+    target_count, target_datatype, op, win, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+  type(*), dimension(*) :: origin_addr
+  integer :: origin_count
+  type(MPI_Datatype) :: origin_datatype
+  integer :: target_rank
+  integer(kind=8) :: target_disp
+  integer :: target_count
+  type(MPI_Datatype) :: target_datatype
+  type(MPI_Op) :: op
+  type(MPI_Win) :: win
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Raccumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+    target_count, target_datatype, op, win, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+  type(*), dimension(*) :: origin_addr
+  integer(kind=8) :: origin_count
+  type(MPI_Datatype) :: origin_datatype
+  integer :: target_rank
+  integer(kind=8) :: target_disp
+  integer(kind=8) :: target_count
+  type(MPI_Datatype) :: target_datatype
+  type(MPI_Op) :: op
+  type(MPI_Win) :: win
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Recv
+subroutine PMPI_Recv(buf, count, datatype, source, tag, comm, status, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  integer :: source
+  integer :: tag
+  type(MPI_Comm) :: comm
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Recv_c(buf, count, datatype, source, tag, comm, status, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  integer :: source
+  integer :: tag
+  type(MPI_Comm) :: comm
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Recv_init
+subroutine PMPI_Recv_init(buf, count, datatype, source, tag, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  integer :: source
+  integer :: tag
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Recv_init_c(buf, count, datatype, source, tag, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  integer :: source
+  integer :: tag
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Reduce
+subroutine PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  integer :: root
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Reduce_c(sendbuf, recvbuf, count, datatype, op, root, comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  integer :: root
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Reduce_init
+subroutine PMPI_Reduce_init(sendbuf, recvbuf, count, datatype, op, root, comm, info, request, &
+    ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  integer :: root
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Reduce_init_c(sendbuf, recvbuf, count, datatype, op, root, comm, info, request, &
+    ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  integer :: root
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Reduce_local
+subroutine PMPI_Reduce_local(inbuf, inoutbuf, count, datatype, op, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
+  type(*), dimension(*) :: inbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: inoutbuf
+  type(*), dimension(*) :: inoutbuf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Reduce_local_c(inbuf, inoutbuf, count, datatype, op, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
+  type(*), dimension(*) :: inbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: inoutbuf
+  type(*), dimension(*) :: inoutbuf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Reduce_scatter
+subroutine PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcounts(*)
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Reduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcounts(*)
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Reduce_scatter_block
+subroutine PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcount
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Reduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcount
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Reduce_scatter_block_init
+subroutine PMPI_Reduce_scatter_block_init(sendbuf, recvbuf, recvcount, datatype, op, comm, info, &
+    request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcount
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Reduce_scatter_block_init_c(sendbuf, recvbuf, recvcount, datatype, op, comm, info, &
+    request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcount
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Reduce_scatter_init
+subroutine PMPI_Reduce_scatter_init(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, &
+    request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcounts(*)
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Reduce_scatter_init_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, &
+    request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcounts(*)
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Rget
+subroutine PMPI_Rget(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+    target_count, target_datatype, win, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+  type(*), dimension(*) :: origin_addr
+  integer :: origin_count
+  type(MPI_Datatype) :: origin_datatype
+  integer :: target_rank
+  integer(kind=8) :: target_disp
+  integer :: target_count
+  type(MPI_Datatype) :: target_datatype
+  type(MPI_Win) :: win
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Rget_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+    target_count, target_datatype, win, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+  type(*), dimension(*) :: origin_addr
+  integer(kind=8) :: origin_count
+  type(MPI_Datatype) :: origin_datatype
+  integer :: target_rank
+  integer(kind=8) :: target_disp
+  integer(kind=8) :: target_count
+  type(MPI_Datatype) :: target_datatype
+  type(MPI_Win) :: win
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Rget_accumulate
+subroutine PMPI_Rget_accumulate(origin_addr, origin_count, origin_datatype, result_addr, &
+    result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, &
+    win, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+  type(*), dimension(*) :: origin_addr
+  integer :: origin_count
+  type(MPI_Datatype) :: origin_datatype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
+  type(*), dimension(*) :: result_addr
+  integer :: result_count
+  type(MPI_Datatype) :: result_datatype
+  integer :: target_rank
+  integer(kind=8) :: target_disp
+  integer :: target_count
+  type(MPI_Datatype) :: target_datatype
+  type(MPI_Op) :: op
+  type(MPI_Win) :: win
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Rget_accumulate_c(origin_addr, origin_count, origin_datatype, result_addr, &
+    result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, &
+    win, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+  type(*), dimension(*) :: origin_addr
+  integer(kind=8) :: origin_count
+  type(MPI_Datatype) :: origin_datatype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
+  type(*), dimension(*) :: result_addr
+  integer(kind=8) :: result_count
+  type(MPI_Datatype) :: result_datatype
+  integer :: target_rank
+  integer(kind=8) :: target_disp
+  integer(kind=8) :: target_count
+  type(MPI_Datatype) :: target_datatype
+  type(MPI_Op) :: op
+  type(MPI_Win) :: win
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Rput
+subroutine PMPI_Rput(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+    target_count, target_datatype, win, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+  type(*), dimension(*) :: origin_addr
+  integer :: origin_count
+  type(MPI_Datatype) :: origin_datatype
+  integer :: target_rank
+  integer(kind=8) :: target_disp
+  integer :: target_count
+  type(MPI_Datatype) :: target_datatype
+  type(MPI_Win) :: win
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Rput_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+    target_count, target_datatype, win, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+  type(*), dimension(*) :: origin_addr
+  integer(kind=8) :: origin_count
+  type(MPI_Datatype) :: origin_datatype
+  integer :: target_rank
+  integer(kind=8) :: target_disp
+  integer(kind=8) :: target_count
+  type(MPI_Datatype) :: target_datatype
+  type(MPI_Win) :: win
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Rsend
+subroutine PMPI_Rsend(buf, count, datatype, dest, tag, comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  integer :: dest
+  integer :: tag
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Rsend_c(buf, count, datatype, dest, tag, comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  integer :: dest
+  integer :: tag
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Rsend_init
+subroutine PMPI_Rsend_init(buf, count, datatype, dest, tag, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  integer :: dest
+  integer :: tag
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Rsend_init_c(buf, count, datatype, dest, tag, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  integer :: dest
+  integer :: tag
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Scan
+subroutine PMPI_Scan(sendbuf, recvbuf, count, datatype, op, comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Scan_c(sendbuf, recvbuf, count, datatype, op, comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Scan_init
+subroutine PMPI_Scan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Scan_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Scatter
+subroutine PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
+    ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcount
+  type(MPI_Datatype) :: recvtype
+  integer :: root
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Scatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
+    ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer(kind=8) :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcount
+  type(MPI_Datatype) :: recvtype
+  integer :: root
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Scatter_init
+subroutine PMPI_Scatter_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &
+    comm, info, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcount
+  type(MPI_Datatype) :: recvtype
+  integer :: root
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Scatter_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &
+    comm, info, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer(kind=8) :: sendcount
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcount
+  type(MPI_Datatype) :: recvtype
+  integer :: root
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Scatterv
+subroutine PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, &
+    comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcounts(*)
+  integer :: displs(*)
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcount
+  type(MPI_Datatype) :: recvtype
+  integer :: root
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Scatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, &
+    root, comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer(kind=8) :: sendcounts(*)
+  integer(kind=8) :: displs(*)
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcount
+  type(MPI_Datatype) :: recvtype
+  integer :: root
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Scatterv_init
+subroutine PMPI_Scatterv_init(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, &
+    root, comm, info, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcounts(*)
+  integer :: displs(*)
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcount
+  type(MPI_Datatype) :: recvtype
+  integer :: root
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Scatterv_init_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, &
+    recvtype, root, comm, info, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer(kind=8) :: sendcounts(*)
+  integer(kind=8) :: displs(*)
+  type(MPI_Datatype) :: sendtype
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcount
+  type(MPI_Datatype) :: recvtype
+  integer :: root
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Send
+subroutine PMPI_Send(buf, count, datatype, dest, tag, comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  integer :: dest
+  integer :: tag
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Send_c(buf, count, datatype, dest, tag, comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  integer :: dest
+  integer :: tag
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Send_init
+subroutine PMPI_Send_init(buf, count, datatype, dest, tag, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  integer :: dest
+  integer :: tag
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Send_init_c(buf, count, datatype, dest, tag, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  integer :: dest
+  integer :: tag
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Sendrecv
+subroutine PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, &
+    source, recvtag, comm, status, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  integer :: dest
+  integer :: sendtag
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer :: recvcount
+  type(MPI_Datatype) :: recvtype
+  integer :: source
+  integer :: recvtag
+  type(MPI_Comm) :: comm
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Sendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, &
+    recvtype, source, recvtag, comm, status, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+  type(*), dimension(*) :: sendbuf
+  integer(kind=8) :: sendcount
+  type(MPI_Datatype) :: sendtype
+  integer :: dest
+  integer :: sendtag
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+  type(*), dimension(*) :: recvbuf
+  integer(kind=8) :: recvcount
+  type(MPI_Datatype) :: recvtype
+  integer :: source
+  integer :: recvtag
+  type(MPI_Comm) :: comm
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Sendrecv_replace
+subroutine PMPI_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, &
+    status, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  integer :: dest
+  integer :: sendtag
+  integer :: source
+  integer :: recvtag
+  type(MPI_Comm) :: comm
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Sendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, &
+    status, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  integer :: dest
+  integer :: sendtag
+  integer :: source
+  integer :: recvtag
+  type(MPI_Comm) :: comm
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Ssend
+subroutine PMPI_Ssend(buf, count, datatype, dest, tag, comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  integer :: dest
+  integer :: tag
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Ssend_c(buf, count, datatype, dest, tag, comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  integer :: dest
+  integer :: tag
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Ssend_init
+subroutine PMPI_Ssend_init(buf, count, datatype, dest, tag, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  integer :: dest
+  integer :: tag
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Ssend_init_c(buf, count, datatype, dest, tag, comm, request, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  integer :: dest
+  integer :: tag
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Type_contiguous
+subroutine PMPI_Type_contiguous(count, oldtype, newtype, ierror)
+  import
+  implicit none
+  integer :: count
+  type(MPI_Datatype) :: oldtype
+  type(MPI_Datatype) :: newtype
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Type_contiguous_c(count, oldtype, newtype, ierror)
+  import
+  implicit none
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: oldtype
+  type(MPI_Datatype) :: newtype
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Type_create_darray
+subroutine PMPI_Type_create_darray(size, rank, ndims, array_of_gsizes, array_of_distribs, &
+    array_of_dargs, array_of_psizes, order, oldtype, newtype, ierror)
+  import
+  implicit none
+  integer :: size
+  integer :: rank
+  integer :: ndims
+  integer :: array_of_gsizes(*)
+  integer :: array_of_distribs(*)
+  integer :: array_of_dargs(*)
+  integer :: array_of_psizes(*)
+  integer :: order
+  type(MPI_Datatype) :: oldtype
+  type(MPI_Datatype) :: newtype
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Type_create_darray_c(size, rank, ndims, array_of_gsizes, array_of_distribs, &
+    array_of_dargs, array_of_psizes, order, oldtype, newtype, ierror)
+  import
+  implicit none
+  integer :: size
+  integer :: rank
+  integer :: ndims
+  integer(kind=8) :: array_of_gsizes(*)
+  integer :: array_of_distribs(*)
+  integer :: array_of_dargs(*)
+  integer :: array_of_psizes(*)
+  integer :: order
+  type(MPI_Datatype) :: oldtype
+  type(MPI_Datatype) :: newtype
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Type_create_hindexed
+subroutine PMPI_Type_create_hindexed(count, array_of_blocklengths, array_of_displacements, oldtype, &
+    newtype, ierror)
+  import
+  implicit none
+  integer :: count
+  integer :: array_of_blocklengths(*)
+  integer(kind=8) :: array_of_displacements(*)
+  type(MPI_Datatype) :: oldtype
+  type(MPI_Datatype) :: newtype
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Type_create_hindexed_c(count, array_of_blocklengths, array_of_displacements, &
+    oldtype, newtype, ierror)
+  import
+  implicit none
+  integer(kind=8) :: count
+  integer(kind=8) :: array_of_blocklengths(*)
+  integer(kind=8) :: array_of_displacements(*)
+  type(MPI_Datatype) :: oldtype
+  type(MPI_Datatype) :: newtype
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Type_create_hindexed_block
+subroutine PMPI_Type_create_hindexed_block(count, blocklength, array_of_displacements, oldtype, &
+    newtype, ierror)
+  import
+  implicit none
+  integer :: count
+  integer :: blocklength
+  integer(kind=8) :: array_of_displacements(*)
+  type(MPI_Datatype) :: oldtype
+  type(MPI_Datatype) :: newtype
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Type_create_hindexed_block_c(count, blocklength, array_of_displacements, oldtype, &
+    newtype, ierror)
+  import
+  implicit none
+  integer(kind=8) :: count
+  integer(kind=8) :: blocklength
+  integer(kind=8) :: array_of_displacements(*)
+  type(MPI_Datatype) :: oldtype
+  type(MPI_Datatype) :: newtype
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Type_create_hvector
+subroutine PMPI_Type_create_hvector(count, blocklength, stride, oldtype, newtype, ierror)
+  import
+  implicit none
+  integer :: count
+  integer :: blocklength
+  integer(kind=8) :: stride
+  type(MPI_Datatype) :: oldtype
+  type(MPI_Datatype) :: newtype
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Type_create_hvector_c(count, blocklength, stride, oldtype, newtype, ierror)
+  import
+  implicit none
+  integer(kind=8) :: count
+  integer(kind=8) :: blocklength
+  integer(kind=8) :: stride
+  type(MPI_Datatype) :: oldtype
+  type(MPI_Datatype) :: newtype
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Type_create_indexed_block
+subroutine PMPI_Type_create_indexed_block(count, blocklength, array_of_displacements, oldtype, &
+    newtype, ierror)
+  import
+  implicit none
+  integer :: count
+  integer :: blocklength
+  integer :: array_of_displacements(*)
+  type(MPI_Datatype) :: oldtype
+  type(MPI_Datatype) :: newtype
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Type_create_indexed_block_c(count, blocklength, array_of_displacements, oldtype, &
+    newtype, ierror)
+  import
+  implicit none
+  integer(kind=8) :: count
+  integer(kind=8) :: blocklength
+  integer(kind=8) :: array_of_displacements(*)
+  type(MPI_Datatype) :: oldtype
+  type(MPI_Datatype) :: newtype
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Type_create_struct
+subroutine PMPI_Type_create_struct(count, array_of_blocklengths, array_of_displacements, &
+    array_of_types, newtype, ierror)
+  import
+  implicit none
+  integer :: count
+  integer :: array_of_blocklengths(*)
+  integer(kind=8) :: array_of_displacements(*)
+  type(MPI_Datatype) :: array_of_types(*)
+  type(MPI_Datatype) :: newtype
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Type_create_struct_c(count, array_of_blocklengths, array_of_displacements, &
+    array_of_types, newtype, ierror)
+  import
+  implicit none
+  integer(kind=8) :: count
+  integer(kind=8) :: array_of_blocklengths(*)
+  integer(kind=8) :: array_of_displacements(*)
+  type(MPI_Datatype) :: array_of_types(*)
+  type(MPI_Datatype) :: newtype
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Type_create_subarray
+subroutine PMPI_Type_create_subarray(ndims, array_of_sizes, array_of_subsizes, array_of_starts, &
+    order, oldtype, newtype, ierror)
+  import
+  implicit none
+  integer :: ndims
+  integer :: array_of_sizes(*)
+  integer :: array_of_subsizes(*)
+  integer :: array_of_starts(*)
+  integer :: order
+  type(MPI_Datatype) :: oldtype
+  type(MPI_Datatype) :: newtype
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Type_create_subarray_c(ndims, array_of_sizes, array_of_subsizes, array_of_starts, &
+    order, oldtype, newtype, ierror)
+  import
+  implicit none
+  integer :: ndims
+  integer(kind=8) :: array_of_sizes(*)
+  integer(kind=8) :: array_of_subsizes(*)
+  integer(kind=8) :: array_of_starts(*)
+  integer :: order
+  type(MPI_Datatype) :: oldtype
+  type(MPI_Datatype) :: newtype
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Type_get_contents
+subroutine PMPI_Type_get_contents(datatype, max_integers, max_addresses, max_datatypes, &
+    array_of_integers, array_of_addresses, array_of_datatypes, ierror)
+  import
+  implicit none
+  type(MPI_Datatype) :: datatype
+  integer :: max_integers
+  integer :: max_addresses
+  integer :: max_datatypes
+  integer :: array_of_integers(*)
+  integer(kind=8) :: array_of_addresses(*)
+  type(MPI_Datatype) :: array_of_datatypes(*)
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Type_get_contents_c(datatype, max_integers, max_addresses, max_large_counts, &
+    max_datatypes, array_of_integers, array_of_addresses, array_of_large_counts, &
+    array_of_datatypes, ierror)
+  import
+  implicit none
+  type(MPI_Datatype) :: datatype
+  integer(kind=8) :: max_integers
+  integer(kind=8) :: max_addresses
+  integer(kind=8) :: max_large_counts
+  integer(kind=8) :: max_datatypes
+  integer :: array_of_integers(*)
+  integer(kind=8) :: array_of_addresses(*)
+  integer(kind=8) :: array_of_large_counts(*)
+  type(MPI_Datatype) :: array_of_datatypes(*)
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Type_get_envelope
+subroutine PMPI_Type_get_envelope(datatype, num_integers, num_addresses, num_datatypes, combiner, &
+    ierror)
+  import
+  implicit none
+  type(MPI_Datatype) :: datatype
+  integer :: num_integers
+  integer :: num_addresses
+  integer :: num_datatypes
+  integer :: combiner
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Type_get_envelope_c(datatype, num_integers, num_addresses, num_large_counts, &
+    num_datatypes, combiner, ierror)
+  import
+  implicit none
+  type(MPI_Datatype) :: datatype
+  integer(kind=8) :: num_integers
+  integer(kind=8) :: num_addresses
+  integer(kind=8) :: num_large_counts
+  integer(kind=8) :: num_datatypes
+  integer :: combiner
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Type_indexed
+subroutine PMPI_Type_indexed(count, array_of_blocklengths, array_of_displacements, oldtype, &
+    newtype, ierror)
+  import
+  implicit none
+  integer :: count
+  integer :: array_of_blocklengths(*)
+  integer :: array_of_displacements(*)
+  type(MPI_Datatype) :: oldtype
+  type(MPI_Datatype) :: newtype
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Type_indexed_c(count, array_of_blocklengths, array_of_displacements, oldtype, &
+    newtype, ierror)
+  import
+  implicit none
+  integer(kind=8) :: count
+  integer(kind=8) :: array_of_blocklengths(*)
+  integer(kind=8) :: array_of_displacements(*)
+  type(MPI_Datatype) :: oldtype
+  type(MPI_Datatype) :: newtype
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Type_size
+subroutine PMPI_Type_size(datatype, size, ierror)
+  import
+  implicit none
+  type(MPI_Datatype) :: datatype
+  integer :: size
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Type_size_c(datatype, size, ierror)
+  import
+  implicit none
+  type(MPI_Datatype) :: datatype
+  integer(kind=8) :: size
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Type_vector
+subroutine PMPI_Type_vector(count, blocklength, stride, oldtype, newtype, ierror)
+  import
+  implicit none
+  integer :: count
+  integer :: blocklength
+  integer :: stride
+  type(MPI_Datatype) :: oldtype
+  type(MPI_Datatype) :: newtype
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Type_vector_c(count, blocklength, stride, oldtype, newtype, ierror)
+  import
+  implicit none
+  integer(kind=8) :: count
+  integer(kind=8) :: blocklength
+  integer(kind=8) :: stride
+  type(MPI_Datatype) :: oldtype
+  type(MPI_Datatype) :: newtype
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Unpack
+subroutine PMPI_Unpack(inbuf, insize, position, outbuf, outcount, datatype, comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
+  type(*), dimension(*) :: inbuf
+  integer :: insize
+  integer :: position
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
+  type(*), dimension(*) :: outbuf
+  integer :: outcount
+  type(MPI_Datatype) :: datatype
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Unpack_c(inbuf, insize, position, outbuf, outcount, datatype, comm, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
+  type(*), dimension(*) :: inbuf
+  integer(kind=8) :: insize
+  integer(kind=8) :: position
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
+  type(*), dimension(*) :: outbuf
+  integer(kind=8) :: outcount
+  type(MPI_Datatype) :: datatype
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Unpack_external
+subroutine PMPI_Unpack_external(datarep, inbuf, insize, position, outbuf, outcount, datatype, &
+    ierror)
+  import
+  implicit none
+  character(len=*) :: datarep
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
+  type(*), dimension(*) :: inbuf
+  integer(kind=8) :: insize
+  integer(kind=8) :: position
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
+  type(*), dimension(*) :: outbuf
+  integer :: outcount
+  type(MPI_Datatype) :: datatype
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Unpack_external_c(datarep, inbuf, insize, position, outbuf, outcount, datatype, &
+    ierror)
+  import
+  implicit none
+  character(len=*) :: datarep
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
+  type(*), dimension(*) :: inbuf
+  integer(kind=8) :: insize
+  integer(kind=8) :: position
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
+  type(*), dimension(*) :: outbuf
+  integer(kind=8) :: outcount
+  type(MPI_Datatype) :: datatype
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Win_allocate
+subroutine PMPI_Win_allocate(size, disp_unit, info, comm, baseptr, win, ierror)
+  import
+  implicit none
+  integer(kind=8) :: size
+  integer :: disp_unit
+  type(MPI_Info) :: info
+  type(MPI_Comm) :: comm
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: baseptr
+  type(*), dimension(*) :: baseptr
+  type(MPI_Win) :: win
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Win_allocate_c(size, disp_unit, info, comm, baseptr, win, ierror)
+  import
+  implicit none
+  integer(kind=8) :: size
+  integer(kind=8) :: disp_unit
+  type(MPI_Info) :: info
+  type(MPI_Comm) :: comm
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: baseptr
+  type(*), dimension(*) :: baseptr
+  type(MPI_Win) :: win
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Win_allocate_shared
+subroutine PMPI_Win_allocate_shared(size, disp_unit, info, comm, baseptr, win, ierror)
+  import
+  implicit none
+  integer(kind=8) :: size
+  integer :: disp_unit
+  type(MPI_Info) :: info
+  type(MPI_Comm) :: comm
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: baseptr
+  type(*), dimension(*) :: baseptr
+  type(MPI_Win) :: win
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Win_allocate_shared_c(size, disp_unit, info, comm, baseptr, win, ierror)
+  import
+  implicit none
+  integer(kind=8) :: size
+  integer(kind=8) :: disp_unit
+  type(MPI_Info) :: info
+  type(MPI_Comm) :: comm
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: baseptr
+  type(*), dimension(*) :: baseptr
+  type(MPI_Win) :: win
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Win_create
+subroutine PMPI_Win_create(base, size, disp_unit, info, comm, win, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: base
+  type(*), dimension(*) :: base
+  integer(kind=8) :: size
+  integer :: disp_unit
+  type(MPI_Info) :: info
+  type(MPI_Comm) :: comm
+  type(MPI_Win) :: win
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Win_create_c(base, size, disp_unit, info, comm, win, ierror)
+  import
+  implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: base
+  type(*), dimension(*) :: base
+  integer(kind=8) :: size
+  integer(kind=8) :: disp_unit
+  type(MPI_Info) :: info
+  type(MPI_Comm) :: comm
+  type(MPI_Win) :: win
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Win_shared_query
+subroutine PMPI_Win_shared_query(win, rank, size, disp_unit, baseptr, ierror)
+  import
+  implicit none
+  type(MPI_Win) :: win
+  integer :: rank
+  integer(kind=8) :: size
+  integer :: disp_unit
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: baseptr
+  type(*), dimension(*) :: baseptr
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Win_shared_query_c(win, rank, size, disp_unit, baseptr, ierror)
   import
   implicit none
   type(MPI_Win) :: win

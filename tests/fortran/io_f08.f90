@@ -5,34 +5,45 @@
 ! with conversion procedures whose count is of MPI_COUNT_KIND: a view in
 ! representation "hcmpi_f08_times3" stores each integer times 3 (checked
 ! through a native view), reads divide back; MPI_CONVERSION_FN_NULL_C
-! stores the native bytes.
+! stores the native bytes.  The conversion procedures have the standard's
+! mpi_f08 prototype (MPI_Datarep_conversion_function_c: buffers as
+! TYPE(C_PTR), VALUE), which the module's interface checks.
 module io_f08_rep
   use mpi_f08
+  use, intrinsic :: iso_c_binding, only: c_ptr, c_f_pointer
   implicit none
   integer :: conversions = 0
 contains
-  subroutine times3_write(userbuf, datatype, count, filebuf, position, extra_state, ierror)
-    integer :: userbuf(*), filebuf(*), ierror
+  subroutine times3_write(userbuf_p, datatype, count, filebuf_p, position, extra_state, ierror)
+    type(c_ptr), value :: userbuf_p, filebuf_p
+    integer, pointer :: userbuf(:), filebuf(:)
+    integer :: ierror
     type(MPI_Datatype) :: datatype
     integer(kind=MPI_COUNT_KIND) :: count, i
     integer(kind=MPI_OFFSET_KIND) :: position
     integer(kind=MPI_ADDRESS_KIND) :: extra_state
     ierror = MPI_ERR_TYPE
     if (datatype /= MPI_INTEGER .or. extra_state /= 3) return
+    call c_f_pointer(userbuf_p, userbuf, [position + count])
+    call c_f_pointer(filebuf_p, filebuf, [count])
     do i = 1, count
       filebuf(i) = 3 * userbuf(position + i)
     end do
     conversions = conversions + 1
     ierror = MPI_SUCCESS
   end subroutine
-  subroutine times3_read(userbuf, datatype, count, filebuf, position, extra_state, ierror)
-    integer :: userbuf(*), filebuf(*), ierror
+  subroutine times3_read(userbuf_p, datatype, count, filebuf_p, position, extra_state, ierror)
+    type(c_ptr), value :: userbuf_p, filebuf_p
+    integer, pointer :: userbuf(:), filebuf(:)
+    integer :: ierror
     type(MPI_Datatype) :: datatype
     integer(kind=MPI_COUNT_KIND) :: count, i
     integer(kind=MPI_OFFSET_KIND) :: position
     integer(kind=MPI_ADDRESS_KIND) :: extra_state
     ierror = MPI_ERR_TYPE
     if (datatype /= MPI_INTEGER) return
+    call c_f_pointer(userbuf_p, userbuf, [position + count])
+    call c_f_pointer(filebuf_p, filebuf, [count])
     do i = 1, count
       userbuf(position + i) = filebuf(i) / int(extra_state)
     end do
@@ -60,7 +71,6 @@ program io_f08
   integer(kind=MPI_ADDRESS_KIND) :: three
   type(MPI_File) :: rfh
   character(len=64) :: rname
-  external :: MPI_CONVERSION_FN_NULL_C
 
   call MPI_Init()
   call MPI_Comm_rank(MPI_COMM_WORLD, rank)
