@@ -52,6 +52,12 @@ static hc_status_t sync_flush_dirty(hcomm_win_t *win, const int *ranks, int n) {
   return sync_completed(win, rc != HC_OK ? rc : st);
 }
 
+/* A fence without MPI_MODE_NOSUCCEED opens an access epoch only for the
+ * operations that follow it; a lock, lock_all or start that follows
+ * instead ends it, so after their unlock or complete an operation with
+ * no epoch is MPI_ERR_RMA_SYNC rather than a fence-epoch access. */
+static void sync_close_fence(hcomm_win_t *win) { win->fence_open = 0; }
+
 hc_status_t hcomm_win_fence(hcomm_win_t *win, int assert) {
   if (win == NULL)
     return HC_ERR_ARG;
@@ -263,9 +269,10 @@ hc_status_t hcomm_win_start(hcomm_win_t *win, int n, const int *ranks,
     rc = sync_posts_by_message(win);
   }
   hc_progress_recurring_end(&win->start_wait);
-  if (rc == HC_OK)
+  if (rc == HC_OK) {
     win->started = 1;
-  else if (!win->started)
+    sync_close_fence(win);
+  } else if (!win->started)
     win->naccess = 0;
   hc_engine_unlock();
   return rc;
@@ -432,8 +439,10 @@ hc_status_t hcomm_win_lock(hcomm_win_t *win, int type, int rank) {
     rc = hc_rma_direct_lock(win, type, rank);
   else if (rc == HC_OK)
     rc = sync_lock_by_message(win, type, rank);
-  if (rc == HC_OK)
+  if (rc == HC_OK) {
     win->locked[rank] = (unsigned char)type;
+    sync_close_fence(win);
+  }
   hc_engine_unlock();
   return rc;
 }
@@ -468,8 +477,10 @@ hc_status_t hcomm_win_lock_all(hcomm_win_t *win) {
              : hc_rma_send_ctl(win, i, HC_RMA_LOCK, HCOMM_LOCK_SHARED, 1);
   if (rc == HC_OK)
     rc = hc_rma_wait(win, NULL, -1);
-  if (rc == HC_OK)
+  if (rc == HC_OK) {
     win->lock_all = 1;
+    sync_close_fence(win);
+  }
   hc_engine_unlock();
   return rc;
 }

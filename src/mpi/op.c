@@ -897,6 +897,12 @@ int hc_mpi_op_basic_type(MPI_Datatype type, MPI_Datatype *base) {
   return MPI_SUCCESS;
 }
 
+int hc_mpi_op_cas_type(MPI_Datatype type) {
+  const op_type_info_t *ti = op_type_find(type);
+  return ti != NULL && (ti->group & (OPG_CINT | OPG_FINT | OPG_LOGICAL |
+                                     OPG_MULTI | OPG_BYTE)) != 0;
+}
+
 int hc_mpi_op_resolve_stream(MPI_Op op, MPI_Datatype base,
                              hcomm_reduce_op_t *out) {
   const op_type_info_t *ti = op_type_find(base);
@@ -1026,10 +1032,16 @@ static int op_reduce_local(const char *fn, const void *inbuf, void *inoutbuf,
     return hc_mpi_raise(NULL, fn, rc, "op %s on datatype 0x%x",
                         hc_mpi_op_name(op, name), (unsigned)datatype);
   }
+  if (inbuf == MPI_IN_PLACE || inoutbuf == MPI_IN_PLACE)
+    return hc_mpi_raise(NULL, fn, MPI_ERR_BUFFER,
+                        "MPI_IN_PLACE is not a buffer of MPI_Reduce_local");
   if (count > 0 && (inbuf == NULL || inoutbuf == NULL))
     return hc_mpi_raise(NULL, fn, MPI_ERR_BUFFER, "NULL buffer");
   if (count == 0)
     return MPI_SUCCESS;
+  if (inbuf == inoutbuf)
+    return hc_mpi_raise(NULL, fn, MPI_ERR_BUFFER,
+                        "inbuf and inoutbuf are the same buffer");
   /* Device buffers and derived types are reduced in host copies (packed
    * views; coll_ctx.c). */
   size_t n = (size_t)count;

@@ -62,6 +62,11 @@ int hc_mpi_op_basic_type(MPI_Datatype type, MPI_Datatype *base);
 int hc_mpi_op_resolve_stream(MPI_Op op, MPI_Datatype base,
                              hcomm_reduce_op_t *out);
 
+/* 1 when MPI_Compare_and_swap may take type: a predefined C or Fortran
+ * integer, logical, multi-language (MPI_AINT ...) or byte type; else 0
+ * (floating point, complex, pairs and every derived type). */
+int hc_mpi_op_cas_type(MPI_Datatype type);
+
 /* 1 for a predefined op handle (MPI_MAX .. MPI_NO_OP), else 0. */
 int hc_mpi_op_is_predefined(MPI_Op op);
 

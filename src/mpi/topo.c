@@ -121,6 +121,10 @@ int hc_mpi_topo_enter_create(const char *fn, MPI_Comm comm, MPI_Comm *newcomm,
   int rc = hc_mpi_comm_enter(fn, comm, c);
   if (rc == MPI_SUCCESS)
     rc = hc_mpi_check_ptr(fn, *c, newcomm, "newcomm");
+  /* A call that fails from here on leaves no handle behind: the caller
+   * may test the output against MPI_COMM_NULL as well as the code. */
+  if (rc == MPI_SUCCESS)
+    *newcomm = MPI_COMM_NULL;
   if (rc == MPI_SUCCESS && hcomm_comm_is_inter((*c)->engine))
     rc = hc_mpi_raise(*c, fn, MPI_ERR_COMM,
                       "topologies need an intracommunicator");

@@ -359,6 +359,12 @@ static int win_prepare(const win_call_t *c, hcomm_rma_op_t *op,
                       "origin, result and target data sizes differ (%zu, "
                       "%zu, %zu bytes)",
                       obytes, rbytes, tbytes);
+  if (rc == MPI_SUCCESS && c->kind == HCOMM_RMA_CAS &&
+      !hc_mpi_op_cas_type(c->tdata.type))
+    rc = hc_mpi_raise(e, c->fn, MPI_ERR_TYPE,
+                      "compare-and-swap takes one predefined integer, "
+                      "logical or byte type, not 0x%x",
+                      (unsigned)c->tdata.type);
   if (rc == MPI_SUCCESS && tbytes > 0 && c->kind != HCOMM_RMA_PUT &&
       c->kind != HCOMM_RMA_GET)
     rc = win_check_accumulate(c, &op->type);
@@ -450,7 +456,8 @@ static int win_atomic_direct(hc_mpi_win_t *w, int kind, MPI_Op op,
                              const void *compare, void *old, int target,
                              MPI_Aint disp) {
   if (w->nic_atomics || target < 0 || target >= w->nranks || disp < 0 ||
-      (kind == HCOMM_RMA_ACC && op == MPI_NO_OP))
+      (kind == HCOMM_RMA_ACC && op == MPI_NO_OP) ||
+      (kind == HCOMM_RMA_CAS && !hc_mpi_op_cas_type(type)))
     return -1;
   const hcomm_reduce_op_t *k = win_memo_kernel(op, type);
   if (k == NULL)

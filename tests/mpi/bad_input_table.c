@@ -1186,6 +1186,15 @@ static int c_op_commutative_null(void)
 }
 static int c_reduce_local_op(void) { return MPI_Reduce_local(bt.sbuf, bt.rbuf, 1, MPI_INT, MPI_OP_NULL); }
 static int c_reduce_local_count(void) { return MPI_Reduce_local(bt.sbuf, bt.rbuf, -1, MPI_INT, MPI_SUM); }
+static int c_reduce_local_inplace_in(void)
+{
+    return MPI_Reduce_local(MPI_IN_PLACE, bt.rbuf, 1, MPI_INT, MPI_SUM);
+}
+static int c_reduce_local_inplace_inout(void)
+{
+    return MPI_Reduce_local(bt.sbuf, MPI_IN_PLACE, 1, MPI_INT, MPI_SUM);
+}
+static int c_reduce_local_alias(void) { return MPI_Reduce_local(bt.rbuf, bt.rbuf, 1, MPI_INT, MPI_SUM); }
 static int c_reduce_local_type(void)
 {
     return MPI_Reduce_local(bt.sbuf, bt.rbuf, 1, MPI_DATATYPE_NULL, MPI_SUM);
@@ -1483,6 +1492,10 @@ static const struct bt_case bt_cases[] = {
     {"MPI_Reduce_local", "a freed op", c_reduce_local_freed, MPI_ERR_OP,
      "!MPICH does not detect a freed op"},
     {"MPI_Reduce_local", "MPI_BXOR on MPI_FLOAT", c_reduce_local_mismatch, MPI_ERR_OP, NULL},
+    {"MPI_Reduce_local", "inbuf MPI_IN_PLACE", c_reduce_local_inplace_in, MPI_ERR_BUFFER, NULL},
+    {"MPI_Reduce_local", "inoutbuf MPI_IN_PLACE", c_reduce_local_inplace_inout, MPI_ERR_BUFFER,
+     NULL},
+    {"MPI_Reduce_local", "inbuf the same as inoutbuf", c_reduce_local_alias, MPI_ERR_BUFFER, NULL},
     {"MPI_Start", "MPI_REQUEST_NULL", c_start_null, MPI_ERR_REQUEST, NULL},
     {"MPI_Startall", "MPI_REQUEST_NULL in the array", c_startall_null, MPI_ERR_REQUEST, NULL},
     {"MPI_Start", "a non-persistent request", c_start_nonpersistent, MPI_ERR_REQUEST, NULL},

@@ -25,8 +25,10 @@
  *   W_ODD    int at an unaligned address: MPI_Accumulate(SUM, 1)
  * once in one lock_all epoch with a flush per operation, once with a
  * shared lock around each operation.  Then the errors: an element outside
- * the window (MPI_ERR_RMA_RANGE), no epoch (MPI_ERR_RMA_SYNC), a user op
- * (MPI_ERR_OP), and MPI_PROC_NULL (nothing happens). */
+ * the window (MPI_ERR_RMA_RANGE), no epoch (MPI_ERR_RMA_SYNC, also after
+ * a lock/unlock that followed a fence: the lock ended the fence's epoch),
+ * a user op (MPI_ERR_OP), compare-and-swap on a floating-point or derived
+ * type (MPI_ERR_TYPE), and MPI_PROC_NULL (nothing happens). */
 #include "mpitest.h"
 
 #include <stdint.h>
@@ -238,7 +240,25 @@ static void errors_phase(MPI_Win win)
     MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
     int rc = MPI_Fetch_and_op(&one, &got, MPI_LONG, 0, 0, MPI_SUM, win);
     CHECK(mt_class(rc) == MPI_ERR_RMA_SYNC, "no epoch: %s", mt_errstr(rc));
+    MPI_Win_fence(0, win);
+    MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win);
+    MPI_Win_unlock(0, win);
+    rc = MPI_Fetch_and_op(&one, &got, MPI_LONG, 0, 0, MPI_SUM, win);
+    CHECK(mt_class(rc) == MPI_ERR_RMA_SYNC, "fence, lock, unlock, then no epoch: %s",
+          mt_errstr(rc));
+    CHECK(got == 42, "a refused fetch-and-op wrote its result: %ld", got);
+    MPI_Win_fence(MPI_MODE_NOSUCCEED, win);
     MPI_Win_lock_all(0, win);
+    double dnew = 1.0, dcmp = 0.0, dold = 0.0;
+    rc = MPI_Compare_and_swap(&dnew, &dcmp, &dold, MPI_DOUBLE, 0, 0, win);
+    CHECK(mt_class(rc) == MPI_ERR_TYPE, "compare-and-swap on MPI_DOUBLE: %s", mt_errstr(rc));
+    MPI_Datatype long_bytes;
+    MPI_Type_contiguous((int)sizeof(long), MPI_BYTE, &long_bytes);
+    MPI_Type_commit(&long_bytes);
+    rc = MPI_Compare_and_swap(&one, &one, &got, long_bytes, 0, 0, win);
+    CHECK(mt_class(rc) == MPI_ERR_TYPE, "compare-and-swap on a derived type: %s",
+          mt_errstr(rc));
+    MPI_Type_free(&long_bytes);
     rc = MPI_Fetch_and_op(&one, &got, MPI_LONG, 0, WIN_BYTES - 4, MPI_SUM, win);
     CHECK(mt_class(rc) == MPI_ERR_RMA_RANGE, "past the end: %s", mt_errstr(rc));
     rc = MPI_Compare_and_swap(&one, &one, &got, MPI_LONG, 0, WIN_BYTES, win);

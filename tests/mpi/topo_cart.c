@@ -335,6 +335,9 @@ static void bad_input(void) {
   rc = MPI_Cart_create(MPI_COMM_WORLD, 1, big, periods, 0, &line);
   CHECK(mt_class(rc) == MPI_ERR_ARG, "grid larger than the comm: %s",
         mt_errstr(rc));
+  /* A failed create leaves MPI_COMM_NULL, not the handle freed above. */
+  CHECK(line == MPI_COMM_NULL, "a failed cart_create left 0x%x",
+        (unsigned)line);
   int zero[1] = {0};
   rc = MPI_Cart_create(MPI_COMM_WORLD, 1, zero, periods, 0, &line);
   CHECK(mt_class(rc) == MPI_ERR_DIMS, "zero dimension: %s", mt_errstr(rc));
