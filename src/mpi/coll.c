@@ -1,6 +1,7 @@
 /*
- * MPI_Barrier, and the argument checks every reduction shares (the
- * reductions themselves: coll_reduce.c).
+ * MPI_Barrier, MPI_Ibarrier and MPI_Barrier_init, and the argument checks
+ * that the reductions (coll_reduce.c) and the data-moving collectives
+ * (coll_rooted.c, coll_allgather.c) share.
  */
 #include "mpi/coll_impl.h"
 #include "mpi/mpi_impl.h"
@@ -36,6 +37,38 @@ int PMPI_Barrier(MPI_Comm comm) {
 }
 HC_WEAK_ALIAS(MPI_Barrier, PMPI_Barrier);
 
+/* persist: MPI_Barrier_init (the request is kept, inactive). */
+static int coll_ibarrier_body(const char *fn, MPI_Comm comm,
+                              MPI_Request *request, int persist) {
+  hc_mpi_comm_t *c = NULL;
+  hcomm_request_t *eng = NULL;
+  int rc = hc_mpi_coll_enter(fn, comm, 1, request, &c);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  hc_mpi_coll_t *cx = hc_mpi_coll_new_mode(persist);
+  if (cx == NULL)
+    return hc_mpi_coll_nomem(fn, c, cx);
+  hc_status_t st = hc_mpi_coll_inter(c)
+                       ? hcomm_inter_barrier(c->engine, persist, &eng)
+                   : persist ? hcomm_barrier_init(c->engine, &eng)
+                             : hcomm_ibarrier(c->engine, &eng);
+  return hc_mpi_coll_finish(fn, c, cx, st, eng, request);
+}
+
+/* Traced entry (mpi_trace.h). */
+int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request) {
+  uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
+  int rc = coll_ibarrier_body("MPI_Ibarrier", comm, request, 0);
+  return t0 ? hc_mpi_trace_end(rc, HC_TRACE_MPI_IBARRIER, t0, -1, -1, 0) : rc;
+}
+HC_WEAK_ALIAS(MPI_Ibarrier, PMPI_Ibarrier);
+
+int PMPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *request) {
+  static const char fn[] = "MPI_Barrier_init";
+  int rc = hc_mpi_coll_info(fn, comm, info);
+  return rc != MPI_SUCCESS ? rc : coll_ibarrier_body(fn, comm, request, 1);
+}
+HC_WEAK_ALIAS(MPI_Barrier_init, PMPI_Barrier_init);
 
 /* Count, datatype and op of a reduction; *red ready for the engine. */
 int hc_mpi_coll_reduce_args(const char *fn, hc_mpi_comm_t *c, MPI_Count count,
@@ -80,4 +113,46 @@ int hc_mpi_coll_reduce_bufs(const char *fn, hc_mpi_comm_t *c,
                         "sendbuf and recvbuf are the same buffer "
                         "(use MPI_IN_PLACE)");
   return MPI_SUCCESS;
+}
+
+/* What a rank sends must be what the receiver expects. */
+int hc_mpi_coll_match(const char *fn, hc_mpi_comm_t *c, size_t sbytes,
+                      size_t rbytes) {
+  if (sbytes == rbytes)
+    return MPI_SUCCESS;
+  if (sbytes > rbytes)
+    return hc_mpi_raise(c, fn, MPI_ERR_TRUNCATE,
+                        "%zu bytes sent but only %zu received", sbytes, rbytes);
+  return hc_mpi_raise(c, fn, MPI_ERR_COUNT, "%zu bytes sent but %zu expected",
+                      sbytes, rbytes);
+}
+
+/* This rank's one block: MPI_IN_PLACE only where in_place_ok. */
+int hc_mpi_coll_one_side(const char *fn, hc_mpi_comm_t *c, int in_place_ok,
+                         const void *buf, MPI_Count count, MPI_Datatype type,
+                         const hc_mpi_type_t **t) {
+  if (buf == MPI_IN_PLACE && !in_place_ok)
+    return hc_mpi_raise(c, fn, MPI_ERR_BUFFER,
+                        "MPI_IN_PLACE is allowed only at the root");
+  if (buf == MPI_IN_PLACE)
+    return MPI_SUCCESS;
+  int rc = hc_mpi_coll_type(fn, c, count, type, t);
+  if (rc == MPI_SUCCESS)
+    rc = hc_mpi_coll_buf_check(fn, c, buf, count > 0, *t, "the buffer");
+  return rc;
+}
+
+/* The side with a block per rank: counts and displs in the v-forms. */
+int hc_mpi_coll_per_rank(const char *fn, hc_mpi_comm_t *c, int size,
+                         hc_mpi_vec_t counts, hc_mpi_vec_t displs, int vform,
+                         MPI_Datatype type, const char *what,
+                         const hc_mpi_type_t **t) {
+  int rc = MPI_SUCCESS;
+  if (vform)
+    rc = hc_mpi_coll_counts(fn, c, counts, size, what);
+  if (rc == MPI_SUCCESS && vform)
+    rc = hc_mpi_check_ptr(fn, c, hc_mpi_vec_ptr(displs), "displs");
+  if (rc == MPI_SUCCESS)
+    rc = hc_mpi_coll_type(fn, c, vform ? 0 : hc_mpi_vec_at(counts, 0), type, t);
+  return rc;
 }

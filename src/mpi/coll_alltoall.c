@@ -2,7 +2,8 @@
  * Alltoall, alltoallv and alltoallw in their blocking, I- and _init forms,
  * int and large-count: each side's blocks (one per rank of the other
  * group on an intercommunicator) become the engine's byte views through
- * coll_ctx.c, as for the other data-moving collectives (coll_move.c).
+ * coll_ctx.c, as for the other data-moving collectives (coll_bcast.c,
+ * coll_rooted.c, coll_allgather.c).
  */
 #include "mpi/coll_impl.h"
 #include "mpi/mpi_trace.h"

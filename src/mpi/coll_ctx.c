@@ -737,3 +737,19 @@ int hc_mpi_coll_any(hc_mpi_vec_t counts, int n) {
 size_t *hc_mpi_coll_sizes(hc_mpi_coll_t *cx, int n) {
   return hc_mpi_coll_tmp(cx, 2 * (size_t)n * sizeof(size_t));
 }
+
+hc_mpi_coll_block_t *hc_mpi_coll_blocks(hc_mpi_coll_t *cx,
+                                        const hc_mpi_type_t *t, int n,
+                                        hc_mpi_vec_t counts,
+                                        hc_mpi_vec_t displs) {
+  hc_mpi_coll_block_t *b = hc_mpi_coll_tmp(cx, (size_t)n * sizeof *b);
+  int vform = hc_mpi_vec_ptr(displs) != NULL;
+  for (int i = 0; b != NULL && i < n; i++) {
+    b[i].type = t;
+    b[i].count = hc_mpi_vec_at(counts, vform ? i : 0);
+    b[i].disp =
+        (vform ? hc_mpi_vec_at(displs, i) : i * hc_mpi_vec_at(counts, 0)) *
+        t->extent;
+  }
+  return b;
+}

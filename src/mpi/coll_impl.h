@@ -236,6 +236,43 @@ hc_mpi_coll_fast_red(hc_mpi_coll_fast_t *f, MPI_Datatype type, MPI_Op op) {
  * (Alltoallv, Allgatherv) with their byte tables on the stack. */
 #define HC_MPI_COLL_STACK_RANKS 16
 
+/* Above this many packed bytes an I- or persistent Bcast, Gather(v) or
+ * Scatter(v) side of a derived type in host memory streams through the
+ * engine (hcomm_ibcast_acc, hcomm_gatherv_acc, hcomm_scatterv_acc):
+ * every message moves in packed fragments, and no rank holds a packed
+ * copy of the whole buffer, as point-to-point does (xfer.c). */
+#define HC_MPI_COLL_STREAM_MIN ((size_t)64 << 10)
+
+/* The bytes of count elements of t (count checked >= 0). */
+static inline size_t hc_mpi_coll_bytes(const hc_mpi_type_t *t,
+                                       MPI_Count count) {
+  return (size_t)count * (size_t)t->size;
+}
+/* n blocks of counts[i] elements of t at displs[i] extents (displs NULL:
+ * consecutive blocks of counts[0]), in cx; NULL on no memory. */
+hc_mpi_coll_block_t *hc_mpi_coll_blocks(hc_mpi_coll_t *cx,
+                                        const hc_mpi_type_t *t, int n,
+                                        hc_mpi_vec_t counts,
+                                        hc_mpi_vec_t displs);
+/* What a rank sends must be what the receiver expects: MPI_ERR_TRUNCATE
+ * when sbytes is more than rbytes, MPI_ERR_COUNT when less (coll.c). */
+int hc_mpi_coll_match(const char *fn, hc_mpi_comm_t *c, size_t sbytes,
+                      size_t rbytes);
+/* This rank's one block of a gather, scatter or allgather (the send side
+ * of a gather, the receive side of a scatter): count and type checked,
+ * *t set, and buf unless it is MPI_IN_PLACE, which is allowed only where
+ * in_place_ok (the root; an allgather on an intracommunicator). */
+int hc_mpi_coll_one_side(const char *fn, hc_mpi_comm_t *c, int in_place_ok,
+                         const void *buf, MPI_Count count, MPI_Datatype type,
+                         const hc_mpi_type_t **t);
+/* The side of a gather, scatter or allgather with a block per rank:
+ * counts and displs checked in the v-forms (vform), *t with counts[0]
+ * elements in the others; what names the counts argument. */
+int hc_mpi_coll_per_rank(const char *fn, hc_mpi_comm_t *c, int size,
+                         hc_mpi_vec_t counts, hc_mpi_vec_t displs, int vform,
+                         MPI_Datatype type, const char *what,
+                         const hc_mpi_type_t **t);
+
 /* Whether any of n counts is positive. */
 int hc_mpi_coll_any(hc_mpi_vec_t counts, int n);
 /* 2 * n sizes in cx (bytes and offsets of n blocks); NULL on no memory. */

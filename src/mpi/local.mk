@@ -6,7 +6,8 @@ HC_MPI_SOURCES = src/mpi/mpi_impl.h src/mpi/weak_alias.h src/mpi/handle.c src/mp
 	src/mpi/pt2pt.c src/mpi/buffer.c src/mpi/attr.c \
 	src/mpi/coll.c src/mpi/op.c src/mpi/op.h src/mpi/globals.c \
 	src/mpi/mpi_trace.c src/mpi/mpi_trace.h
-HC_MPI_SOURCES += src/mpi/coll_impl.h src/mpi/coll_ctx.c src/mpi/coll_move.c \
+HC_MPI_SOURCES += src/mpi/coll_impl.h src/mpi/coll_ctx.c src/mpi/coll_bcast.c \
+	src/mpi/coll_rooted.c src/mpi/coll_allgather.c \
 	src/mpi/coll_reduce.c src/mpi/coll_check.c src/mpi/coll_neighbor.c \
 	src/mpi/coll_alltoall.c src/mpi/coll_hccl.c
 HC_MPI_SOURCES += src/mpi/group.c src/mpi/info.c

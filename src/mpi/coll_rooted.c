@@ -1,316 +1,17 @@
 /*
- * Data-moving collectives: bcast, gather, scatter, allgather, their
- * v-forms, and Ibarrier/Barrier_init (alltoall: coll_alltoall.c).  Each
- * collective is one function serving the blocking call (request NULL: start and
- * wait), the non-blocking one and the persistent one (persist: MPI_*_init, the
- * request kept inactive for MPI_Start); datatypes are turned into the
- * engine's byte views by coll_ctx.c (packing where a type is not dense).
+ * Gather, scatter and their v-forms, in their blocking, I- and persistent
+ * (MPI_*_init) forms, int and large-count: the collectives with one root
+ * and a block per rank at it (Bcast: coll_bcast.c).  One function serves
+ * each collective's three forms.  Beside the general way through
+ * coll_ctx.c's byte views: the blocking fast path (predefined dense types
+ * in host memory), the user's buffers as they are in the node's shared
+ * segment, and streams for large derived types.
  */
 #include "mpi/coll_impl.h"
 #include "mpi/devstage.h"
 #include "mpi/mpi_trace.h"
 
 #include <stdint.h>
-
-/* What a rank sends must be what the receiver expects. */
-static int move_match(const char *fn, hc_mpi_comm_t *c, size_t sbytes,
-                      size_t rbytes) {
-  if (sbytes == rbytes)
-    return MPI_SUCCESS;
-  if (sbytes > rbytes)
-    return hc_mpi_raise(c, fn, MPI_ERR_TRUNCATE,
-                        "%zu bytes sent but only %zu received", sbytes, rbytes);
-  return hc_mpi_raise(c, fn, MPI_ERR_COUNT, "%zu bytes sent but %zu expected",
-                      sbytes, rbytes);
-}
-
-static size_t move_bytes(const hc_mpi_type_t *t, MPI_Count count) {
-  return (size_t)count * (size_t)t->size;
-}
-
-/* One block of count elements at the buffer's start. */
-static hc_mpi_coll_block_t move_one(const hc_mpi_type_t *t, MPI_Count count) {
-  hc_mpi_coll_block_t b = {t, count, 0};
-  return b;
-}
-
-/* n blocks of counts[i] elements of t at displs[i] extents (displs NULL:
- * consecutive blocks of counts[0]), in cx. */
-static hc_mpi_coll_block_t *move_blocks(hc_mpi_coll_t *cx,
-                                        const hc_mpi_type_t *t, int n,
-                                        hc_mpi_vec_t counts,
-                                        hc_mpi_vec_t displs) {
-  hc_mpi_coll_block_t *b = hc_mpi_coll_tmp(cx, (size_t)n * sizeof *b);
-  int vform = hc_mpi_vec_ptr(displs) != NULL;
-  for (int i = 0; b != NULL && i < n; i++) {
-    b[i].type = t;
-    b[i].count = hc_mpi_vec_at(counts, vform ? i : 0);
-    b[i].disp =
-        (vform ? hc_mpi_vec_at(displs, i) : i * hc_mpi_vec_at(counts, 0)) *
-        t->extent;
-  }
-  return b;
-}
-
-/* ---- barrier, bcast ------------------------------------------------------ */
-
-/* persist: MPI_Barrier_init (the request is kept, inactive). */
-static int move_ibarrier_body(const char *fn, MPI_Comm comm,
-                              MPI_Request *request, int persist) {
-  hc_mpi_comm_t *c = NULL;
-  hcomm_request_t *eng = NULL;
-  int rc = hc_mpi_coll_enter(fn, comm, 1, request, &c);
-  if (rc != MPI_SUCCESS)
-    return rc;
-  hc_mpi_coll_t *cx = hc_mpi_coll_new_mode(persist);
-  if (cx == NULL)
-    return hc_mpi_coll_nomem(fn, c, cx);
-  hc_status_t st = hc_mpi_coll_inter(c) ? hcomm_inter_barrier(c->engine, persist, &eng)
-                   : persist            ? hcomm_barrier_init(c->engine, &eng)
-                                        : hcomm_ibarrier(c->engine, &eng);
-  return hc_mpi_coll_finish(fn, c, cx, st, eng, request);
-}
-
-/* Traced entry (mpi_trace.h). */
-int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request) {
-  uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
-  int rc = move_ibarrier_body("MPI_Ibarrier", comm, request, 0);
-  return t0 ? hc_mpi_trace_end(rc, HC_TRACE_MPI_IBARRIER, t0, -1, -1, 0) : rc;
-}
-HC_WEAK_ALIAS(MPI_Ibarrier, PMPI_Ibarrier);
-
-int PMPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *request) {
-  static const char fn[] = "MPI_Barrier_init";
-  int rc = hc_mpi_coll_info(fn, comm, info);
-  return rc != MPI_SUCCESS ? rc : move_ibarrier_body(fn, comm, request, 1);
-}
-HC_WEAK_ALIAS(MPI_Barrier_init, PMPI_Barrier_init);
-
-/* A blocking Bcast of more than this many bytes moves in chunks of it, so
- * a non-contiguous type costs a chunk-sized temporary, not one of the
- * whole message.  Every rank chunks alike: the byte count (the type
- * signature's size) is the same at all of them. */
-#define MOVE_BCAST_CHUNK ((size_t)4 << 20)
-
-/* Each chunk is the packed stream [at, at + len): packed from, or unpacked
- * into, buffer around its own engine broadcast (host memory of a
- * non-contiguous type), or a slice of the whole view (a dense buffer used
- * as it is, or a device buffer staged whole). */
-static int move_bcast_chunked(const char *fn, hc_mpi_comm_t *c, void *buffer,
-                              const hc_mpi_type_t *t, MPI_Count count,
-                              int root) {
-  int is_root = hcomm_comm_rank(c->engine) == root;
-  size_t bytes = (size_t)count * (size_t)t->size, vb, off;
-  hcomm_mem_info_t info;
-  int stream =
-      !hc_mpi_dev_classify(buffer, &info) &&
-      !(t->contiguous && (MPI_Aint)t->size == t->extent && t->true_lb == 0);
-  hc_mpi_coll_t *cx = hc_mpi_coll_new();
-  hc_mpi_coll_block_t b = move_one(t, count);
-  char *view = NULL;
-  if (cx != NULL && stream)
-    view = hc_mpi_coll_tmp(cx, MOVE_BCAST_CHUNK);
-  else if (cx != NULL && is_root)
-    view = (char *)hc_mpi_coll_send_view(cx, buffer, 1, &b, &vb, &off);
-  else if (cx != NULL)
-    view = hc_mpi_coll_recv_view(cx, buffer, 1, &b, 0, &vb, &off);
-  if (view == NULL)
-    return hc_mpi_coll_nomem(fn, c, cx);
-  hc_status_t st = HC_OK;
-  for (size_t at = 0; st == HC_OK && at < bytes; at += MOVE_BCAST_CHUNK) {
-    size_t len = bytes - at < MOVE_BCAST_CHUNK ? bytes - at : MOVE_BCAST_CHUNK;
-    char *p = stream ? view : view + at;
-    if (stream && is_root)
-      hc_mpi_type_pack_range(t, buffer, (MPI_Count)at, (MPI_Count)len, p);
-    st = hcomm_bcast(p, len, root, c->engine);
-    if (st == HC_OK && stream && !is_root)
-      hc_mpi_type_unpack_range(t, p, (MPI_Count)at, (MPI_Count)len, buffer);
-  }
-  return hc_mpi_raise_status(c, fn, hc_mpi_coll_end(cx, st));
-}
-
-/* Above this many packed bytes an I- or persistent Bcast of a derived
- * type in host memory streams it through the engine (hcomm_ibcast_acc):
- * every message moves in packed fragments, and no rank holds a packed
- * copy of the whole buffer, as point-to-point does (xfer.c). */
-#define MOVE_BCAST_STREAM_MIN ((size_t)64 << 10)
-
-static int move_bcast_stream(const char *fn, hc_mpi_comm_t *c, void *buffer,
-                             const hc_mpi_type_t *t, size_t bytes, int root,
-                             MPI_Request *request, int persist) {
-  hcomm_request_t *eng = NULL;
-  hc_mpi_coll_t *cx = hc_mpi_coll_new_mode(persist);
-  const hcomm_accessor_t *acc =
-      cx != NULL ? hc_mpi_coll_stream(cx, buffer, t) : NULL;
-  if (acc == NULL)
-    return hc_mpi_coll_nomem(fn, c, cx);
-  hc_status_t st =
-      persist ? hcomm_bcast_acc_init(acc, bytes, root, c->engine, &eng)
-              : hcomm_ibcast_acc(acc, bytes, root, c->engine, &eng);
-  return hc_mpi_coll_finish(fn, c, cx, st, eng, request);
-}
-
-/* The fast path of a blocking Bcast (hc_mpi_coll_fast): its result, or -1
- * when the call goes the general way (which checks and raises). */
-static int move_bcast_fast(const char *fn, void *buffer, MPI_Count count,
-                           MPI_Datatype datatype, int root, MPI_Comm comm) {
-  hc_mpi_comm_t *c = hc_mpi_comm_try(comm);
-  hc_mpi_coll_fast_t *f = c != NULL ? hc_mpi_coll_fast(c) : NULL;
-  const hc_mpi_type_t *t =
-      f != NULL ? hc_mpi_coll_fast_move(f, datatype) : NULL;
-  /* A message above one chunk is chunked by the general path; below it
-   * count * size cannot overflow. */
-  if (t == NULL || count < 0 || (uint64_t)count > MOVE_BCAST_CHUNK ||
-      root < 0 || root >= f->size || buffer == NULL || buffer == MPI_IN_PLACE)
-    return -1;
-  size_t bytes = (size_t)count * (size_t)t->size;
-  if (bytes > MOVE_BCAST_CHUNK || !hc_mpi_coll_host(buffer, NULL))
-    return -1;
-  return hc_mpi_raise_status(c, fn, hcomm_bcast(buffer, bytes, root, c->engine));
-}
-
-/* request NULL: the blocking form (start and wait); persist: the _init
- * form (request kept, inactive). */
-static int move_bcast(const char *fn, void *buffer, MPI_Count count,
-                      MPI_Datatype datatype, int root, MPI_Comm comm,
-                      MPI_Request *request, int persist) {
-  hc_mpi_comm_t *c = NULL;
-  const hc_mpi_type_t *t = NULL;
-  hcomm_request_t *eng = NULL;
-  size_t bytes = 0, off;
-  int rc =
-      hc_mpi_coll_enter_rooted(fn, comm, root, count, datatype, request, &c);
-  if (rc != MPI_SUCCESS)
-    return rc;
-  /* MPI_PROC_NULL in an intercommunicator's root group: no buffer. */
-  int idle = hc_mpi_coll_idle(c, root), inter = hc_mpi_coll_inter(c);
-  if (!idle)
-    rc = hc_mpi_coll_type(fn, c, count, datatype, &t);
-  if (rc == MPI_SUCCESS && !idle)
-    rc = hc_mpi_coll_buf_check(fn, c, buffer, count > 0, t, "buffer");
-  if (rc != MPI_SUCCESS)
-    return rc;
-  hc_mpi_hccl_t hx = {.request = request, .persist = persist};
-  if (!inter && hc_mpi_hccl_bcast(fn, c, buffer, count, t, root, &hx, &rc))
-    return rc;
-  if (request == NULL && !inter &&
-      (size_t)count * (size_t)t->size > MOVE_BCAST_CHUNK)
-    return move_bcast_chunked(fn, c, buffer, t, count, root);
-  hcomm_mem_info_t info;
-  size_t total = idle ? 0 : (size_t)count * (size_t)t->size;
-  if (request != NULL && !inter && !hx.defer && !hc_mpi_type_dense(t) &&
-      total > MOVE_BCAST_STREAM_MIN && !hc_mpi_dev_classify(buffer, &info))
-    return move_bcast_stream(fn, c, buffer, t, total, root, request, persist);
-  /* Blocking, dense and in host memory: the engine takes the buffer as it
-   * is (and may broadcast it in shared memory); no state to make. */
-  if (request == NULL && !inter && hc_mpi_type_dense(t) &&
-      !hc_mpi_dev_classify(buffer, &info))
-    return hc_mpi_raise_status(
-        c, fn,
-        hcomm_bcast(count > 0 ? buffer : NULL,
-                    (size_t)count * (size_t)t->size, root, c->engine));
-  hc_mpi_coll_t *cx = hc_mpi_coll_new_mode(persist);
-  if (cx != NULL && hx.defer && hc_mpi_coll_hccl_defer(cx, &hx) != 0)
-    return hc_mpi_coll_nomem(fn, c, cx);
-  hc_mpi_coll_block_t b = move_one(t, count);
-  void *view = NULL;
-  if (cx != NULL && idle)
-    view = buffer;
-  else if (cx != NULL && hc_mpi_coll_is_root(c, root))
-    view = (void *)hc_mpi_coll_send_view(cx, buffer, 1, &b, &bytes, &off);
-  else if (cx != NULL)
-    view = hc_mpi_coll_recv_view(cx, buffer, 1, &b, 0, &bytes, &off);
-  if (cx == NULL || (view == NULL && !idle))
-    return hc_mpi_coll_nomem(fn, c, cx);
-  if (request == NULL && !inter) /* may use shared memory */
-    return hc_mpi_raise_status(
-        c, fn, hc_mpi_coll_end(cx, hcomm_bcast(view, bytes, root, c->engine)));
-  hc_mpi_coll_hccl_plan_next(cx, c);
-  hc_status_t st =
-      inter ? hcomm_inter_bcast(view, bytes, root, c->engine, persist, &eng)
-      : persist || hx.defer
-          ? hcomm_bcast_init(view, bytes, root, c->engine, &eng)
-          : hcomm_ibcast(view, bytes, root, c->engine, &eng);
-  return hc_mpi_coll_finish(fn, c, cx, st, eng, request);
-}
-
-static int move_bcast_body(const char *fn, void *buffer, MPI_Count count,
-                           MPI_Datatype datatype, int root, MPI_Comm comm) {
-  int rc = move_bcast_fast(fn, buffer, count, datatype, root, comm);
-  return rc >= 0 ? rc
-                 : move_bcast(fn, buffer, count, datatype, root, comm, NULL, 0);
-}
-
-/* Traced entry: one test of hc_trace_on when tracing is off. */
-static int move_bcast_entry(const char *fn, void *buffer, MPI_Count count,
-                            MPI_Datatype datatype, int root, MPI_Comm comm) {
-  uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
-  int rc = move_bcast_body(fn, buffer, count, datatype, root, comm);
-  if (hc_trace_on)
-    hc_trace_call(HC_TRACE_MPI_BCAST, t0, root, -1,
-                  hc_mpi_trace_bytes(count, datatype));
-  return rc;
-}
-
-int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root,
-               MPI_Comm comm) {
-  return move_bcast_entry("MPI_Bcast", buffer, count, datatype, root, comm);
-}
-HC_WEAK_ALIAS(MPI_Bcast, PMPI_Bcast);
-
-int PMPI_Bcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root,
-                 MPI_Comm comm) {
-  return move_bcast_entry("MPI_Bcast_c", buffer, count, datatype, root, comm);
-}
-HC_WEAK_ALIAS(MPI_Bcast_c, PMPI_Bcast_c);
-
-static int move_ibcast_entry(const char *fn, void *buffer, MPI_Count count,
-                             MPI_Datatype datatype, int root, MPI_Comm comm,
-                             MPI_Request *request) {
-  uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
-  int rc = move_bcast(fn, buffer, count, datatype, root, comm, request, 0);
-  return t0 ? hc_mpi_trace_end(rc, HC_TRACE_MPI_IBCAST, t0, root, -1,
-                               hc_mpi_trace_bytes(count, datatype))
-            : rc;
-}
-
-int PMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root,
-                MPI_Comm comm, MPI_Request *request) {
-  return move_ibcast_entry("MPI_Ibcast", buffer, count, datatype, root, comm,
-                           request);
-}
-HC_WEAK_ALIAS(MPI_Ibcast, PMPI_Ibcast);
-
-int PMPI_Ibcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype,
-                  int root, MPI_Comm comm, MPI_Request *request) {
-  return move_ibcast_entry("MPI_Ibcast_c", buffer, count, datatype, root, comm,
-                           request);
-}
-HC_WEAK_ALIAS(MPI_Ibcast_c, PMPI_Ibcast_c);
-
-static int move_bcast_init_entry(const char *fn, void *buffer, MPI_Count count,
-                                 MPI_Datatype datatype, int root, MPI_Comm comm,
-                                 MPI_Info info, MPI_Request *request) {
-  int rc = hc_mpi_coll_info(fn, comm, info);
-  if (rc != MPI_SUCCESS)
-    return rc;
-  return move_bcast(fn, buffer, count, datatype, root, comm, request, 1);
-}
-
-int PMPI_Bcast_init(void *buffer, int count, MPI_Datatype datatype, int root,
-                    MPI_Comm comm, MPI_Info info, MPI_Request *request) {
-  return move_bcast_init_entry("MPI_Bcast_init", buffer, count, datatype, root,
-                               comm, info, request);
-}
-HC_WEAK_ALIAS(MPI_Bcast_init, PMPI_Bcast_init);
-
-int PMPI_Bcast_init_c(void *buffer, MPI_Count count, MPI_Datatype datatype,
-                      int root, MPI_Comm comm, MPI_Info info,
-                      MPI_Request *request) {
-  return move_bcast_init_entry("MPI_Bcast_init_c", buffer, count, datatype,
-                               root, comm, info, request);
-}
-HC_WEAK_ALIAS(MPI_Bcast_init_c, PMPI_Bcast_init_c);
 
 /* ---- gather and scatter of derived types, streamed ----------------------- */
 
@@ -319,11 +20,12 @@ HC_WEAK_ALIAS(MPI_Bcast_init_c, PMPI_Bcast_init_c);
 #define MOVE_PLAIN (-1)
 
 /* A side of bytes packed bytes of type t at buf: 1 when it is a derived
- * type in host memory large enough to stream (as Bcast does, above
- * MOVE_BCAST_STREAM_MIN), so no packed copy of it is made. */
+ * type in host memory large enough to stream (above
+ * HC_MPI_COLL_STREAM_MIN, as Bcast does), so no packed copy of it is
+ * made. */
 static int move_streams(const void *buf, const hc_mpi_type_t *t, size_t bytes) {
   hcomm_mem_info_t info;
-  return t != NULL && !hc_mpi_type_dense(t) && bytes > MOVE_BCAST_STREAM_MIN &&
+  return t != NULL && !hc_mpi_type_dense(t) && bytes > HC_MPI_COLL_STREAM_MIN &&
          !hc_mpi_dev_classify(buf, &info);
 }
 
@@ -370,11 +72,11 @@ static int move_rooted_stream(const char *fn, hc_mpi_comm_t *c, int gather,
   if (in_segment && !vform) /* its blocks are too small to stream */
     return MOVE_PLAIN;
   int size = hcomm_comm_size(c->engine), in_place = one == MPI_IN_PLACE;
-  size_t block = is_root ? move_bytes(mt, hc_mpi_vec_at(counts, 0))
-                         : move_bytes(ot, one_count);
-  size_t one_bytes = in_place ? 0 : move_bytes(ot, one_count), total = 0;
+  size_t block = is_root ? hc_mpi_coll_bytes(mt, hc_mpi_vec_at(counts, 0))
+                         : hc_mpi_coll_bytes(ot, one_count);
+  size_t one_bytes = in_place ? 0 : hc_mpi_coll_bytes(ot, one_count), total = 0;
   for (int r = 0; is_root && r < size; r++)
-    total += move_bytes(mt, hc_mpi_vec_at(counts, vform ? r : 0));
+    total += hc_mpi_coll_bytes(mt, hc_mpi_vec_at(counts, vform ? r : 0));
   if (!(move_streams(one, ot, one_bytes) ||
         (is_root && move_streams(many, mt, total))) ||
       !move_host(one) || (is_root && !move_host(many)))
@@ -438,7 +140,8 @@ static int move_rooted_in_segment(hc_mpi_comm_t *c, const MPI_Request *request,
  * checked, whose sides on this rank are dense types in host memory on a
  * small communicator: the engine takes the user's buffers as they are,
  * the root's table on the stack (no views, nothing allocated; as
- * move_allgatherv_direct).  "one" and "many" as move_rooted_stream's.
+ * coll_allgather.c's move_allgatherv_direct).  "one" and "many" as
+ * move_rooted_stream's.
  * 0: not such a call, nothing done; 1: done, *rc its result. */
 static int move_rooted_direct(const char *fn, hc_mpi_comm_t *c, int gather,
                               int is_root, int size, void *one,
@@ -456,50 +159,17 @@ static int move_rooted_direct(const char *fn, hc_mpi_comm_t *c, int gather,
     MPI_Count d = hc_mpi_vec_at(displs, i);
     if (d < 0)
       return 0;
-    bytes[i] = move_bytes(mt, hc_mpi_vec_at(counts, i));
+    bytes[i] = hc_mpi_coll_bytes(mt, hc_mpi_vec_at(counts, i));
     offs[i] = (size_t)(d * mt->extent);
   }
   void *mine = in_place ? HCOMM_IN_PLACE : one;
-  size_t mine_bytes = in_place ? 0 : move_bytes(ot, one_count);
+  size_t mine_bytes = in_place ? 0 : hc_mpi_coll_bytes(ot, one_count);
   const size_t *tb = is_root ? bytes : NULL, *to = is_root ? offs : NULL;
   *rc = hc_mpi_raise_status(
       c, fn,
       gather ? hcomm_gatherv(mine, mine_bytes, many, tb, to, root, c->engine)
              : hcomm_scatterv(many, tb, to, mine, mine_bytes, root, c->engine));
   return 1;
-}
-
-/* The send side of a rooted collective: type and count checked, bytes
- * set; MPI_IN_PLACE allowed at the root only. */
-static int move_rooted_send(const char *fn, hc_mpi_comm_t *c, int is_root,
-                            const void *sendbuf, MPI_Count count,
-                            MPI_Datatype type, const hc_mpi_type_t **t) {
-  if (sendbuf == MPI_IN_PLACE && !is_root)
-    return hc_mpi_raise(c, fn, MPI_ERR_BUFFER,
-                        "MPI_IN_PLACE is allowed only at the root");
-  if (sendbuf == MPI_IN_PLACE)
-    return MPI_SUCCESS;
-  int rc = hc_mpi_coll_type(fn, c, count, type, t);
-  if (rc == MPI_SUCCESS)
-    rc = hc_mpi_coll_buf_check(fn, c, sendbuf, count > 0, *t, "the buffer");
-  return rc;
-}
-
-/* The side of a gather, scatter or allgather with a block per rank: counts
- * and displs checked in the v-forms (vform), *t with counts[0] elements in
- * the others. */
-static int move_per_rank(const char *fn, hc_mpi_comm_t *c, int size,
-                         hc_mpi_vec_t counts, hc_mpi_vec_t displs, int vform,
-                         MPI_Datatype type, const char *what,
-                         const hc_mpi_type_t **t) {
-  int rc = MPI_SUCCESS;
-  if (vform)
-    rc = hc_mpi_coll_counts(fn, c, counts, size, what);
-  if (rc == MPI_SUCCESS && vform)
-    rc = hc_mpi_check_ptr(fn, c, hc_mpi_vec_ptr(displs), "displs");
-  if (rc == MPI_SUCCESS)
-    rc = hc_mpi_coll_type(fn, c, vform ? 0 : hc_mpi_vec_at(counts, 0), type, t);
-  return rc;
 }
 
 static int move_gather(const char *fn, const void *sendbuf, MPI_Count sendcount,
@@ -520,26 +190,27 @@ static int move_gather(const char *fn, const void *sendbuf, MPI_Count sendcount,
   int is_root = hc_mpi_coll_is_root(c, root), sends = !inter || root >= 0;
   int in_place = sends && sendbuf == MPI_IN_PLACE;
   if (sends)
-    rc = move_rooted_send(fn, c, is_root, sendbuf, sendcount, sendtype, &st);
-  if (rc == MPI_SUCCESS && is_root)
-    rc = move_per_rank(fn, c, size, recvcounts, displs, vform, recvtype,
-                       "recvcounts", &rt);
-  if (rc == MPI_SUCCESS && is_root && sends && !in_place)
     rc =
-        move_match(fn, c, move_bytes(st, sendcount),
-                   move_bytes(rt, hc_mpi_vec_at(recvcounts, vform ? root : 0)));
+        hc_mpi_coll_one_side(fn, c, is_root, sendbuf, sendcount, sendtype, &st);
+  if (rc == MPI_SUCCESS && is_root)
+    rc = hc_mpi_coll_per_rank(fn, c, size, recvcounts, displs, vform, recvtype,
+                              "recvcounts", &rt);
+  if (rc == MPI_SUCCESS && is_root && sends && !in_place)
+    rc = hc_mpi_coll_match(
+        fn, c, hc_mpi_coll_bytes(st, sendcount),
+        hc_mpi_coll_bytes(rt, hc_mpi_vec_at(recvcounts, vform ? root : 0)));
   if (rc != MPI_SUCCESS)
     return rc;
   /* (an intercommunicator's side may have no type) */
   int in_segment =
-      !inter && move_rooted_in_segment(
-                    c, request, persist, vform,
-                    is_root ? move_bytes(rt, hc_mpi_vec_at(recvcounts, 0))
-                            : move_bytes(st, sendcount));
+      !inter &&
+      move_rooted_in_segment(
+          c, request, persist, vform,
+          is_root ? hc_mpi_coll_bytes(rt, hc_mpi_vec_at(recvcounts, 0))
+                  : hc_mpi_coll_bytes(st, sendcount));
   if (in_segment && vform &&
       move_rooted_direct(fn, c, 1, is_root, size, (void *)sendbuf, st,
-                         sendcount, recvbuf, rt, recvcounts, displs, root,
-                         &rc))
+                         sendcount, recvbuf, rt, recvcounts, displs, root, &rc))
     return rc;
   if (!inter) {
     rc = move_rooted_stream(fn, c, 1, is_root, (void *)sendbuf, st, sendcount,
@@ -559,7 +230,8 @@ static int move_gather(const char *fn, const void *sendbuf, MPI_Count sendcount,
   if (sends && !in_place)
     sview = hc_mpi_coll_send_view(cx, sendbuf, 1, &sb, &sbytes, &soff);
   if (is_root && sz != NULL) {
-    hc_mpi_coll_block_t *rb = move_blocks(cx, rt, size, recvcounts, displs);
+    hc_mpi_coll_block_t *rb =
+        hc_mpi_coll_blocks(cx, rt, size, recvcounts, displs);
     if (rb != NULL)
       rview =
           hc_mpi_coll_recv_view(cx, recvbuf, size, rb, in_place, sz, sz + size);
@@ -570,15 +242,16 @@ static int move_gather(const char *fn, const void *sendbuf, MPI_Count sendcount,
   if (in_segment)
     return hc_mpi_raise_status(
         c, fn,
-        hc_mpi_coll_end(cx, vform ? hcomm_gatherv(sview, sbytes, rview, sz,
-                                                  sz + size, root, c->engine)
-                                  : hcomm_gather(sview, bytes, rview, root,
-                                                 c->engine)));
+        hc_mpi_coll_end(
+            cx, vform ? hcomm_gatherv(sview, sbytes, rview, sz, sz + size, root,
+                                      c->engine)
+                      : hcomm_gather(sview, bytes, rview, root, c->engine)));
   if (inter && vform)
     rc = hcomm_inter_gatherv(sview, sbytes, rview, sz, sz + size, root,
-                              c->engine, persist, &eng);
+                             c->engine, persist, &eng);
   else if (inter)
-    rc = hcomm_inter_gather(sview, bytes, rview, root, c->engine, persist, &eng);
+    rc =
+        hcomm_inter_gather(sview, bytes, rview, root, c->engine, persist, &eng);
   else if (vform && persist)
     rc = hcomm_gatherv_init(sview, sbytes, rview, sz, sz + size, root,
                             c->engine, &eng);
@@ -870,21 +543,24 @@ static int move_scatter(const char *fn, const void *sendbuf,
   int in_place = receives && recvbuf == MPI_IN_PLACE;
   /* MPI_IN_PLACE is the receive buffer here. */
   if (receives)
-    rc = move_rooted_send(fn, c, is_root, recvbuf, recvcount, recvtype, &rt);
+    rc =
+        hc_mpi_coll_one_side(fn, c, is_root, recvbuf, recvcount, recvtype, &rt);
   if (rc == MPI_SUCCESS && is_root)
-    rc = move_per_rank(fn, c, size, sendcounts, displs, vform, sendtype,
-                       "sendcounts", &st);
+    rc = hc_mpi_coll_per_rank(fn, c, size, sendcounts, displs, vform, sendtype,
+                              "sendcounts", &st);
   if (rc == MPI_SUCCESS && is_root && receives && !in_place)
-    rc = move_match(fn, c,
-                    move_bytes(st, hc_mpi_vec_at(sendcounts, vform ? root : 0)),
-                    move_bytes(rt, recvcount));
+    rc = hc_mpi_coll_match(
+        fn, c,
+        hc_mpi_coll_bytes(st, hc_mpi_vec_at(sendcounts, vform ? root : 0)),
+        hc_mpi_coll_bytes(rt, recvcount));
   if (rc != MPI_SUCCESS)
     return rc;
   int in_segment =
-      !inter && move_rooted_in_segment(
-                    c, request, persist, vform,
-                    is_root ? move_bytes(st, hc_mpi_vec_at(sendcounts, 0))
-                            : move_bytes(rt, recvcount));
+      !inter &&
+      move_rooted_in_segment(
+          c, request, persist, vform,
+          is_root ? hc_mpi_coll_bytes(st, hc_mpi_vec_at(sendcounts, 0))
+                  : hc_mpi_coll_bytes(rt, recvcount));
   if (in_segment && vform &&
       move_rooted_direct(fn, c, 0, is_root, size, recvbuf, rt, recvcount,
                          (void *)sendbuf, st, sendcounts, displs, root, &rc))
@@ -907,7 +583,8 @@ static int move_scatter(const char *fn, const void *sendbuf,
   if (receives && !in_place)
     rview = hc_mpi_coll_recv_view(cx, recvbuf, 1, &rb, 0, &rbytes, &roff);
   if (is_root && sz != NULL) {
-    hc_mpi_coll_block_t *sb = move_blocks(cx, st, size, sendcounts, displs);
+    hc_mpi_coll_block_t *sb =
+        hc_mpi_coll_blocks(cx, st, size, sendcounts, displs);
     if (sb != NULL)
       sview = hc_mpi_coll_send_view(cx, sendbuf, size, sb, sz, sz + size);
   }
@@ -917,15 +594,16 @@ static int move_scatter(const char *fn, const void *sendbuf,
   if (in_segment)
     return hc_mpi_raise_status(
         c, fn,
-        hc_mpi_coll_end(cx, vform ? hcomm_scatterv(sview, sz, sz + size, rview,
-                                                   rbytes, root, c->engine)
-                                  : hcomm_scatter(sview, bytes, rview, root,
-                                                  c->engine)));
+        hc_mpi_coll_end(
+            cx, vform ? hcomm_scatterv(sview, sz, sz + size, rview, rbytes,
+                                       root, c->engine)
+                      : hcomm_scatter(sview, bytes, rview, root, c->engine)));
   if (inter && vform)
     rc = hcomm_inter_scatterv(sview, sz, sz + size, rview, rbytes, root,
-                               c->engine, persist, &eng);
+                              c->engine, persist, &eng);
   else if (inter)
-    rc = hcomm_inter_scatter(sview, bytes, rview, root, c->engine, persist, &eng);
+    rc = hcomm_inter_scatter(sview, bytes, rview, root, c->engine, persist,
+                             &eng);
   else if (vform && persist)
     rc = hcomm_scatterv_init(sview, sz, sz + size, rview, rbytes, root,
                              c->engine, &eng);
@@ -1148,363 +826,3 @@ int PMPI_Scatterv_init_c(const void *sendbuf, const MPI_Count sendcounts[],
       comm, info, request);
 }
 HC_WEAK_ALIAS(MPI_Scatterv_init_c, PMPI_Scatterv_init_c);
-
-/* ---- allgather ----------------------------------------------------------- */
-
-/* A blocking allgatherv, its arguments checked, of dense types in host
- * memory on a small communicator: the engine takes the user's buffers as
- * they are, the blocks' sizes and offsets on the stack (no views, nothing
- * allocated).  0: not such a call (a negative displacement, a packed type,
- * device memory), nothing done; 1: done, *rc its result. */
-static int move_allgatherv_direct(const char *fn, hc_mpi_comm_t *c, int rank,
-                                  int size, const void *sendbuf,
-                                  const hc_mpi_type_t *st, void *recvbuf,
-                                  const hc_mpi_type_t *rt,
-                                  hc_mpi_vec_t recvcounts, hc_mpi_vec_t displs,
-                                  int *rc) {
-  size_t bytes[HC_MPI_COLL_STACK_RANKS], offs[HC_MPI_COLL_STACK_RANKS];
-  int in_place = sendbuf == MPI_IN_PLACE;
-  if (!hc_mpi_coll_direct(recvbuf, rt) ||
-      (!in_place && !hc_mpi_coll_direct(sendbuf, st)))
-    return 0;
-  for (int i = 0; i < size; i++) {
-    MPI_Count d = hc_mpi_vec_at(displs, i);
-    if (d < 0)
-      return 0;
-    bytes[i] = move_bytes(rt, hc_mpi_vec_at(recvcounts, i));
-    offs[i] = (size_t)(d * rt->extent);
-  }
-  *rc = hc_mpi_raise_status(
-      c, fn,
-      hcomm_allgatherv(in_place ? HCOMM_IN_PLACE : sendbuf, bytes[rank],
-                       recvbuf, bytes, offs, c->engine));
-  return 1;
-}
-
-/* The fast path of a blocking Allgatherv on an intracommunicator
- * (hc_mpi_coll_fast), as move_rooted_fast's: both sides of predefined
- * dense types in host memory, the table on the stack.  Its result, or -1
- * when the call goes the general way. */
-static int move_allgatherv_fast(const char *fn, const void *sendbuf,
-                                MPI_Count sendcount, MPI_Datatype sendtype,
-                                void *recvbuf, hc_mpi_vec_t recvcounts,
-                                hc_mpi_vec_t displs, MPI_Datatype recvtype,
-                                MPI_Comm comm) {
-  hc_mpi_comm_t *c = hc_mpi_comm_try(comm);
-  hc_mpi_coll_fast_t *f = c != NULL ? hc_mpi_coll_fast(c) : NULL;
-  if (f == NULL || f->size > HC_MPI_COLL_STACK_RANKS)
-    return -1;
-  size_t sizes[HC_MPI_COLL_STACK_RANKS], offs[HC_MPI_COLL_STACK_RANKS];
-  long long bytes = hc_mpi_coll_fast_side(f, sendbuf, sendcount, sendtype, 1);
-  int in_place = sendbuf == MPI_IN_PLACE;
-  if (bytes < 0 || recvbuf == MPI_IN_PLACE ||
-      hc_mpi_coll_fast_table(f, recvbuf, recvcounts, displs, recvtype, sizes,
-                             offs) != 0 ||
-      (!in_place && (size_t)bytes != sizes[f->rank]) ||
-      !hc_mpi_coll_host(in_place ? NULL : sendbuf, recvbuf))
-    return -1;
-  return hc_mpi_raise_status(
-      c, fn,
-      hcomm_allgatherv(in_place ? HCOMM_IN_PLACE : sendbuf, sizes[f->rank],
-                       recvbuf, sizes, offs, c->engine));
-}
-
-static int move_allgather(const char *fn, const void *sendbuf,
-                          MPI_Count sendcount, MPI_Datatype sendtype,
-                          void *recvbuf, hc_mpi_vec_t recvcounts,
-                          hc_mpi_vec_t displs, int vform, MPI_Datatype recvtype,
-                          MPI_Comm comm, MPI_Request *request, int persist) {
-  hc_mpi_comm_t *c = NULL;
-  const hc_mpi_type_t *st = NULL, *rt = NULL;
-  hcomm_request_t *eng = NULL;
-  int rc = hc_mpi_coll_enter(fn, comm, request != NULL, request, &c);
-  if (rc != MPI_SUCCESS)
-    return rc;
-  /* size: the blocks received, one per rank of the other group on an
-   * intercommunicator (where MPI_IN_PLACE is not allowed). */
-  int rank = hcomm_comm_rank(c->engine), inter = hc_mpi_coll_inter(c);
-  int size = hcomm_comm_peer_size(c->engine);
-  int in_place = sendbuf == MPI_IN_PLACE;
-  rc = move_rooted_send(fn, c, !inter, sendbuf, sendcount, sendtype, &st);
-  if (rc == MPI_SUCCESS)
-    rc = move_per_rank(fn, c, size, recvcounts, displs, vform, recvtype,
-                       "recvcounts", &rt);
-  if (rc == MPI_SUCCESS)
-    rc = hc_mpi_coll_buf_check(fn, c, recvbuf,
-                               hc_mpi_coll_any(recvcounts, vform ? size : 1),
-                               rt, "recvbuf");
-  if (rc == MPI_SUCCESS && !in_place && !inter)
-    rc =
-        move_match(fn, c, move_bytes(st, sendcount),
-                   move_bytes(rt, hc_mpi_vec_at(recvcounts, vform ? rank : 0)));
-  if (rc != MPI_SUCCESS)
-    return rc;
-  hc_mpi_hccl_t hx = {.request = request, .persist = persist};
-  if (!vform && !inter &&
-      hc_mpi_hccl_allgather(fn, c, sendbuf, sendcount, st, recvbuf,
-                            hc_mpi_vec_at(recvcounts, 0), rt, &hx, &rc))
-    return rc;
-  if (request == NULL && !persist && vform && !inter &&
-      size <= HC_MPI_COLL_STACK_RANKS &&
-      move_allgatherv_direct(fn, c, rank, size, sendbuf, st, recvbuf, rt,
-                             recvcounts, displs, &rc))
-    return rc;
-  size_t rbytes = move_bytes(rt, hc_mpi_vec_at(recvcounts, 0));
-  if (request == NULL && !persist && !vform && !inter && rbytes > 0 &&
-      (in_place || hc_mpi_coll_direct(sendbuf, st)) &&
-      hc_mpi_coll_direct(recvbuf, rt)) /* no view, nothing allocated */
-    return hc_mpi_raise_status(
-        c, fn,
-        hcomm_allgather(in_place ? HCOMM_IN_PLACE : sendbuf, rbytes, recvbuf,
-                        c->engine));
-
-  hc_mpi_coll_t *cx = hc_mpi_coll_new_mode(persist);
-  if (cx == NULL || (hx.defer && hc_mpi_coll_hccl_defer(cx, &hx) != 0))
-    return hc_mpi_coll_nomem(fn, c, cx);
-  size_t sbytes = 0, soff, *sz = hc_mpi_coll_sizes(cx, size);
-  const void *sview = HCOMM_IN_PLACE;
-  void *rview = NULL;
-  hc_mpi_coll_block_t sb = {st, sendcount, 0};
-  if (!in_place)
-    sview = hc_mpi_coll_send_view(cx, sendbuf, 1, &sb, &sbytes, &soff);
-  hc_mpi_coll_block_t *rb =
-      sz != NULL ? move_blocks(cx, rt, size, recvcounts, displs) : NULL;
-  if (rb != NULL)
-    rview =
-        hc_mpi_coll_recv_view(cx, recvbuf, size, rb, in_place, sz, sz + size);
-  if (sview == NULL || rview == NULL)
-    return hc_mpi_coll_nomem(fn, c, cx);
-  if (inter && vform)
-    rc = hcomm_inter_allgatherv(sview, sbytes, rview, sz, sz + size, c->engine,
-                                 persist, &eng);
-  else if (inter)
-    rc = hcomm_inter_allgather(sview, sbytes, rview, sz[0], c->engine, persist, &eng);
-  else if (request == NULL && !persist && vform) /* blocking: may use shm */
-    return hc_mpi_raise_status(
-        c, fn,
-        hc_mpi_coll_end(cx, hcomm_allgatherv(sview, sz[rank], rview, sz,
-                                             sz + size, c->engine)));
-  else if (request == NULL && !persist)
-    return hc_mpi_raise_status(
-        c, fn,
-        hc_mpi_coll_end(cx, hcomm_allgather(sview, sz[0], rview, c->engine)));
-  else if (vform && persist)
-    rc = hcomm_allgatherv_init(sview, sz[rank], rview, sz, sz + size, c->engine,
-                               &eng);
-  else if (vform)
-    rc = hcomm_iallgatherv(sview, sz[rank], rview, sz, sz + size, c->engine,
-                           &eng);
-  else if (persist || hx.defer) {
-    hc_mpi_coll_hccl_plan_next(cx, c);
-    rc = hcomm_allgather_init(sview, sz[0], rview, c->engine, &eng);
-  } else
-    rc = hcomm_iallgather(sview, sz[0], rview, c->engine, &eng);
-  return hc_mpi_coll_finish(fn, c, cx, rc, eng, request);
-}
-
-/* Traced entry: one test of hc_trace_on when tracing is off. */
-static int move_allgather_entry(const char *fn, const void *sendbuf,
-                                MPI_Count sendcount, MPI_Datatype sendtype,
-                                void *recvbuf, MPI_Count recvcount,
-                                MPI_Datatype recvtype, MPI_Comm comm) {
-  uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
-  int rc = hc_mpi_coll_fast_exchange(fn, 0, sendbuf, sendcount, sendtype,
-                                     recvbuf, recvcount, recvtype, comm);
-  if (rc < 0)
-    rc = move_allgather(fn, sendbuf, sendcount, sendtype, recvbuf,
-                        hc_mpi_vec_wide(&recvcount), hc_mpi_vec_int(NULL), 0,
-                        recvtype, comm, NULL, 0);
-  if (hc_trace_on)
-    hc_trace_call(HC_TRACE_MPI_ALLGATHER, t0, -1, -1,
-                  hc_mpi_trace_bytes(sendcount, sendtype));
-  return rc;
-}
-
-int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                   void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                   MPI_Comm comm) {
-  return move_allgather_entry("MPI_Allgather", sendbuf, sendcount, sendtype,
-                              recvbuf, recvcount, recvtype, comm);
-}
-HC_WEAK_ALIAS(MPI_Allgather, PMPI_Allgather);
-
-int PMPI_Allgather_c(const void *sendbuf, MPI_Count sendcount,
-                     MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
-                     MPI_Datatype recvtype, MPI_Comm comm) {
-  return move_allgather_entry("MPI_Allgather_c", sendbuf, sendcount, sendtype,
-                              recvbuf, recvcount, recvtype, comm);
-}
-HC_WEAK_ALIAS(MPI_Allgather_c, PMPI_Allgather_c);
-
-static int move_iallgather_entry(const char *fn, const void *sendbuf,
-                                 MPI_Count sendcount, MPI_Datatype sendtype,
-                                 void *recvbuf, MPI_Count recvcount,
-                                 MPI_Datatype recvtype, MPI_Comm comm,
-                                 MPI_Request *request) {
-  uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
-  int rc = move_allgather(fn, sendbuf, sendcount, sendtype, recvbuf,
-                          hc_mpi_vec_wide(&recvcount), hc_mpi_vec_int(NULL), 0,
-                          recvtype, comm, request, 0);
-  return t0 ? hc_mpi_trace_end(rc, HC_TRACE_MPI_IALLGATHER, t0, -1, -1,
-                               hc_mpi_trace_bytes(sendcount, sendtype))
-            : rc;
-}
-
-int PMPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                    void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                    MPI_Comm comm, MPI_Request *request) {
-  return move_iallgather_entry("MPI_Iallgather", sendbuf, sendcount, sendtype,
-                               recvbuf, recvcount, recvtype, comm, request);
-}
-HC_WEAK_ALIAS(MPI_Iallgather, PMPI_Iallgather);
-
-int PMPI_Iallgather_c(const void *sendbuf, MPI_Count sendcount,
-                      MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
-                      MPI_Datatype recvtype, MPI_Comm comm,
-                      MPI_Request *request) {
-  return move_iallgather_entry("MPI_Iallgather_c", sendbuf, sendcount, sendtype,
-                               recvbuf, recvcount, recvtype, comm, request);
-}
-HC_WEAK_ALIAS(MPI_Iallgather_c, PMPI_Iallgather_c);
-
-static int move_allgatherv_entry(const char *fn, const void *sendbuf,
-                                 MPI_Count sendcount, MPI_Datatype sendtype,
-                                 void *recvbuf, hc_mpi_vec_t recvcounts,
-                                 hc_mpi_vec_t displs, MPI_Datatype recvtype,
-                                 MPI_Comm comm) {
-  uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
-  int rc = move_allgatherv_fast(fn, sendbuf, sendcount, sendtype, recvbuf,
-                                recvcounts, displs, recvtype, comm);
-  if (rc < 0)
-    rc = move_allgather(fn, sendbuf, sendcount, sendtype, recvbuf, recvcounts,
-                        displs, 1, recvtype, comm, NULL, 0);
-  return t0 ? hc_mpi_trace_end(rc, HC_TRACE_MPI_ALLGATHERV, t0, -1, -1,
-                               hc_mpi_trace_bytes(sendcount, sendtype))
-            : rc;
-}
-
-int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                    void *recvbuf, const int recvcounts[], const int displs[],
-                    MPI_Datatype recvtype, MPI_Comm comm) {
-  return move_allgatherv_entry("MPI_Allgatherv", sendbuf, sendcount, sendtype,
-                               recvbuf, hc_mpi_vec_int(recvcounts),
-                               hc_mpi_vec_int(displs), recvtype, comm);
-}
-HC_WEAK_ALIAS(MPI_Allgatherv, PMPI_Allgatherv);
-
-int PMPI_Allgatherv_c(const void *sendbuf, MPI_Count sendcount,
-                      MPI_Datatype sendtype, void *recvbuf,
-                      const MPI_Count recvcounts[], const MPI_Aint displs[],
-                      MPI_Datatype recvtype, MPI_Comm comm) {
-  return move_allgatherv_entry("MPI_Allgatherv_c", sendbuf, sendcount, sendtype,
-                               recvbuf, hc_mpi_vec_wide(recvcounts),
-                               hc_mpi_vec_wide(displs), recvtype, comm);
-}
-HC_WEAK_ALIAS(MPI_Allgatherv_c, PMPI_Allgatherv_c);
-
-static int move_iallgatherv_entry(const char *fn, const void *sendbuf,
-                                  MPI_Count sendcount, MPI_Datatype sendtype,
-                                  void *recvbuf, hc_mpi_vec_t recvcounts,
-                                  hc_mpi_vec_t displs, MPI_Datatype recvtype,
-                                  MPI_Comm comm, MPI_Request *request) {
-  uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
-  int rc = move_allgather(fn, sendbuf, sendcount, sendtype, recvbuf, recvcounts,
-                          displs, 1, recvtype, comm, request, 0);
-  return t0 ? hc_mpi_trace_end(rc, HC_TRACE_MPI_IALLGATHERV, t0, -1, -1,
-                               hc_mpi_trace_bytes(sendcount, sendtype))
-            : rc;
-}
-
-int PMPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                     void *recvbuf, const int recvcounts[], const int displs[],
-                     MPI_Datatype recvtype, MPI_Comm comm,
-                     MPI_Request *request) {
-  return move_iallgatherv_entry("MPI_Iallgatherv", sendbuf, sendcount, sendtype,
-                                recvbuf, hc_mpi_vec_int(recvcounts),
-                                hc_mpi_vec_int(displs), recvtype, comm,
-                                request);
-}
-HC_WEAK_ALIAS(MPI_Iallgatherv, PMPI_Iallgatherv);
-
-int PMPI_Iallgatherv_c(const void *sendbuf, MPI_Count sendcount,
-                       MPI_Datatype sendtype, void *recvbuf,
-                       const MPI_Count recvcounts[], const MPI_Aint displs[],
-                       MPI_Datatype recvtype, MPI_Comm comm,
-                       MPI_Request *request) {
-  return move_iallgatherv_entry("MPI_Iallgatherv_c", sendbuf, sendcount,
-                                sendtype, recvbuf, hc_mpi_vec_wide(recvcounts),
-                                hc_mpi_vec_wide(displs), recvtype, comm,
-                                request);
-}
-HC_WEAK_ALIAS(MPI_Iallgatherv_c, PMPI_Iallgatherv_c);
-
-static int move_allgather_init_entry(const char *fn, const void *sendbuf,
-                                     MPI_Count sendcount, MPI_Datatype sendtype,
-                                     void *recvbuf, MPI_Count recvcount,
-                                     MPI_Datatype recvtype, MPI_Comm comm,
-                                     MPI_Info info, MPI_Request *request) {
-  int rc = hc_mpi_coll_info(fn, comm, info);
-  if (rc != MPI_SUCCESS)
-    return rc;
-  return move_allgather(fn, sendbuf, sendcount, sendtype, recvbuf,
-                        hc_mpi_vec_wide(&recvcount), hc_mpi_vec_int(NULL), 0,
-                        recvtype, comm, request, 1);
-}
-
-int PMPI_Allgather_init(const void *sendbuf, int sendcount,
-                        MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                        MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
-                        MPI_Request *request) {
-  return move_allgather_init_entry("MPI_Allgather_init", sendbuf, sendcount,
-                                   sendtype, recvbuf, recvcount, recvtype, comm,
-                                   info, request);
-}
-HC_WEAK_ALIAS(MPI_Allgather_init, PMPI_Allgather_init);
-
-int PMPI_Allgather_init_c(const void *sendbuf, MPI_Count sendcount,
-                          MPI_Datatype sendtype, void *recvbuf,
-                          MPI_Count recvcount, MPI_Datatype recvtype,
-                          MPI_Comm comm, MPI_Info info, MPI_Request *request) {
-  return move_allgather_init_entry("MPI_Allgather_init_c", sendbuf, sendcount,
-                                   sendtype, recvbuf, recvcount, recvtype, comm,
-                                   info, request);
-}
-HC_WEAK_ALIAS(MPI_Allgather_init_c, PMPI_Allgather_init_c);
-
-static int move_allgatherv_init_entry(const char *fn, const void *sendbuf,
-                                      MPI_Count sendcount,
-                                      MPI_Datatype sendtype, void *recvbuf,
-                                      hc_mpi_vec_t recvcounts,
-                                      hc_mpi_vec_t displs,
-                                      MPI_Datatype recvtype, MPI_Comm comm,
-                                      MPI_Info info, MPI_Request *request) {
-  int rc = hc_mpi_coll_info(fn, comm, info);
-  if (rc != MPI_SUCCESS)
-    return rc;
-  return move_allgather(fn, sendbuf, sendcount, sendtype, recvbuf, recvcounts,
-                        displs, 1, recvtype, comm, request, 1);
-}
-
-int PMPI_Allgatherv_init(const void *sendbuf, int sendcount,
-                         MPI_Datatype sendtype, void *recvbuf,
-                         const int recvcounts[], const int displs[],
-                         MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
-                         MPI_Request *request) {
-  return move_allgatherv_init_entry(
-      "MPI_Allgatherv_init", sendbuf, sendcount, sendtype, recvbuf,
-      hc_mpi_vec_int(recvcounts), hc_mpi_vec_int(displs), recvtype, comm, info,
-      request);
-}
-HC_WEAK_ALIAS(MPI_Allgatherv_init, PMPI_Allgatherv_init);
-
-int PMPI_Allgatherv_init_c(const void *sendbuf, MPI_Count sendcount,
-                           MPI_Datatype sendtype, void *recvbuf,
-                           const MPI_Count recvcounts[],
-                           const MPI_Aint displs[], MPI_Datatype recvtype,
-                           MPI_Comm comm, MPI_Info info, MPI_Request *request) {
-  return move_allgatherv_init_entry(
-      "MPI_Allgatherv_init_c", sendbuf, sendcount, sendtype, recvbuf,
-      hc_mpi_vec_wide(recvcounts), hc_mpi_vec_wide(displs), recvtype, comm,
-      info, request);
-}
-HC_WEAK_ALIAS(MPI_Allgatherv_init_c, PMPI_Allgatherv_init_c);
