@@ -115,6 +115,49 @@ int hc_mpi_coll_reduce_bufs(const char *fn, hc_mpi_comm_t *c,
   return MPI_SUCCESS;
 }
 
+size_t hc_mpi_coll_span(const size_t *sizes, const size_t *offs, int n,
+                        size_t *lo) {
+  size_t low = SIZE_MAX, high = 0;
+  for (int i = 0; i < n; i++) {
+    if (sizes[i] == 0)
+      continue;
+    low = offs[i] < low ? offs[i] : low;
+    high = offs[i] + sizes[i] > high ? offs[i] + sizes[i] : high;
+  }
+  *lo = high > 0 ? low : 0;
+  return high > 0 ? high - low : 0;
+}
+
+int hc_mpi_coll_alias(const char *fn, hc_mpi_comm_t *c, const void *one,
+                      const hc_mpi_type_t *ot, MPI_Count count,
+                      const void *many, const hc_mpi_type_t *mt, int size,
+                      hc_mpi_vec_t counts, hc_mpi_vec_t displs, int vform) {
+  if (count <= 0 || one == NULL || many == NULL)
+    return MPI_SUCCESS;
+  int aliased = one == many && hc_mpi_coll_any(counts, vform ? size : 1);
+  if (!aliased && hc_mpi_coll_dense(ot) && hc_mpi_coll_dense(mt)) {
+    /* Dense blocks: element i of the many side lies at i * size bytes. */
+    MPI_Count low = -1, high = 0;
+    for (int r = 0; r < size; r++) {
+      MPI_Count n = hc_mpi_vec_at(counts, vform ? r : 0);
+      MPI_Count d = vform ? hc_mpi_vec_at(displs, r) : (MPI_Count)r * n;
+      if (n <= 0 || d < 0)
+        continue;
+      low = low < 0 || d < low ? d : low;
+      high = d + n > high ? d + n : high;
+    }
+    aliased = low >= 0 &&
+              hc_mpi_coll_overlap(one, hc_mpi_coll_bytes(ot, count),
+                                  (const char *)many + low * mt->size,
+                                  hc_mpi_coll_bytes(mt, high - low));
+  }
+  if (!aliased)
+    return MPI_SUCCESS;
+  return hc_mpi_raise(c, fn, MPI_ERR_BUFFER,
+                      "the send and receive buffers overlap (use "
+                      "MPI_IN_PLACE)");
+}
+
 /* What a rank sends must be what the receiver expects. */
 int hc_mpi_coll_match(const char *fn, hc_mpi_comm_t *c, size_t sbytes,
                       size_t rbytes) {

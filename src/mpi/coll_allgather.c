@@ -63,6 +63,10 @@ static int move_allgatherv_fast(const char *fn, const void *sendbuf,
       (!in_place && (size_t)bytes != sizes[f->rank]) ||
       !hc_mpi_coll_host(in_place ? NULL : sendbuf, recvbuf))
     return -1;
+  size_t lo = 0, span = hc_mpi_coll_span(sizes, offs, f->size, &lo);
+  if (!in_place && hc_mpi_coll_overlap(sendbuf, (size_t)bytes,
+                                       (const char *)recvbuf + lo, span))
+    return -1; /* the general way refuses it */
   return hc_mpi_raise_status(
       c, fn,
       hcomm_allgatherv(in_place ? HCOMM_IN_PLACE : sendbuf, sizes[f->rank],
@@ -97,6 +101,9 @@ static int move_allgather(const char *fn, const void *sendbuf,
     rc = hc_mpi_coll_match(
         fn, c, hc_mpi_coll_bytes(st, sendcount),
         hc_mpi_coll_bytes(rt, hc_mpi_vec_at(recvcounts, vform ? rank : 0)));
+  if (rc == MPI_SUCCESS && !in_place && !inter)
+    rc = hc_mpi_coll_alias(fn, c, sendbuf, st, sendcount, recvbuf, rt, size,
+                           recvcounts, displs, vform);
   if (rc != MPI_SUCCESS)
     return rc;
   hc_mpi_hccl_t hx = {.request = request, .persist = persist};

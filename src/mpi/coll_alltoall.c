@@ -186,6 +186,13 @@ static int move_alltoall(const char *fn, const void *sendbuf,
   if (in_place && inter)
     return hc_mpi_raise(c, fn, MPI_ERR_BUFFER,
                         "MPI_IN_PLACE is not allowed on an intercommunicator");
+  /* One buffer on both sides is erroneous (hc_mpi_coll_overlap's comment);
+   * MPI_BOTTOM on both is not, the blocks being absolute addresses. */
+  if (!in_place && sendbuf == recvbuf && sendbuf != NULL &&
+      hc_mpi_coll_any(ss->counts, vform ? size : 1))
+    return hc_mpi_raise(c, fn, MPI_ERR_BUFFER,
+                        "sendbuf and recvbuf are the same buffer (use "
+                        "MPI_IN_PLACE)");
   if (request == NULL && !persist && !inter && !vform && ss->types == NULL &&
       move_alltoall_direct(fn, c, sendbuf, ss, recvbuf, rs, &rc))
     return rc;
@@ -370,6 +377,7 @@ static int move_alltoallv_fast(const char *fn, const void *sendbuf,
       (!in_place &&
        hc_mpi_coll_fast_table(f, sendbuf, sendcounts, sdispls, sendtype,
                               t + 2 * n, t + 3 * n) != 0) ||
+      (!in_place && sendbuf == recvbuf) || /* refused the general way */
       !hc_mpi_coll_host(in_place ? NULL : sendbuf, recvbuf))
     return -1;
   if (in_place) /* the engine reads the send tables too */

@@ -670,8 +670,11 @@ static size_t coll_fast_blocks(MPI_Comm comm, const void *sendbuf,
   size_t bytes = (size_t)recvcount * (size_t)rt->size;
   if (!in_place) {
     const hc_mpi_type_t *st = hc_mpi_coll_fast_move(f, sendtype);
+    /* (an overlap of the two sides goes the general way, which refuses
+     * it) */
     if (st == NULL || sendcount < 0 || sendcount > HC_MPI_COLL_FAST_BLOCK_MAX ||
-        (size_t)sendcount * (size_t)st->size != bytes)
+        (size_t)sendcount * (size_t)st->size != bytes ||
+        hc_mpi_coll_overlap(sendbuf, bytes, recvbuf, bytes * (size_t)f->size))
       return 0;
   }
   return hc_mpi_coll_host(in_place ? NULL : sendbuf, recvbuf) ? bytes : 0;

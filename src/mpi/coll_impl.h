@@ -8,6 +8,8 @@
 
 #include "mpi/mpi_impl.h"
 
+#include <stdint.h>
+
 /* One block of a collective's buffer: count elements of type, disp bytes
  * from the buffer's start. */
 typedef struct hc_mpi_coll_block {
@@ -275,6 +277,29 @@ int hc_mpi_coll_per_rank(const char *fn, hc_mpi_comm_t *c, int size,
 
 /* Whether any of n counts is positive. */
 int hc_mpi_coll_any(hc_mpi_vec_t counts, int n);
+
+/* Whether [a, a + alen) and [b, b + blen) share a byte.  A send block that
+ * overlaps the receive blocks is erroneous (MPI_IN_PLACE is how one buffer
+ * serves both), and a root that went ahead with it would wait for ranks
+ * that returned the error, so the checks refuse it before any data moves. */
+static inline int hc_mpi_coll_overlap(const void *a, size_t alen,
+                                      const void *b, size_t blen) {
+  uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
+  return alen > 0 && blen > 0 && x < y + blen && y < x + alen;
+}
+/* The bytes from offs' lowest to its highest block end (n blocks of
+ * sizes[i] bytes at offs[i]; empty blocks do not count), at *lo. */
+size_t hc_mpi_coll_span(const size_t *sizes, const size_t *offs, int n,
+                        size_t *lo);
+/* MPI_ERR_BUFFER when this rank's one block (count elements of ot at one)
+ * overlaps the blocks of the other side (per-rank counts and, in the
+ * v-forms, displs of mt at many): by the byte ranges where both types are
+ * dense, else when the two start at the same address (gather and scatter
+ * at the root; allgather everywhere). */
+int hc_mpi_coll_alias(const char *fn, hc_mpi_comm_t *c, const void *one,
+                      const hc_mpi_type_t *ot, MPI_Count count,
+                      const void *many, const hc_mpi_type_t *mt, int size,
+                      hc_mpi_vec_t counts, hc_mpi_vec_t displs, int vform);
 /* 2 * n sizes in cx (bytes and offsets of n blocks); NULL on no memory. */
 size_t *hc_mpi_coll_sizes(hc_mpi_coll_t *cx, int n);
 /* Raises MPI_ERR_NO_MEM. */

@@ -199,6 +199,9 @@ static int move_gather(const char *fn, const void *sendbuf, MPI_Count sendcount,
     rc = hc_mpi_coll_match(
         fn, c, hc_mpi_coll_bytes(st, sendcount),
         hc_mpi_coll_bytes(rt, hc_mpi_vec_at(recvcounts, vform ? root : 0)));
+  if (rc == MPI_SUCCESS && is_root && !inter && !in_place)
+    rc = hc_mpi_coll_alias(fn, c, sendbuf, st, sendcount, recvbuf, rt, size,
+                           recvcounts, displs, vform);
   if (rc != MPI_SUCCESS)
     return rc;
   /* (an intercommunicator's side may have no type) */
@@ -294,6 +297,12 @@ static int move_rooted_fast(const char *fn, int gather, const void *one,
               : hc_mpi_coll_fast_side(f, many, hc_mpi_vec_at(counts, 0),
                                       many_type, 0);
     if (each < 0 || (one != MPI_IN_PLACE && bytes != each))
+      return -1;
+    /* The root's one block inside its many: the general way refuses it. */
+    size_t lo = 0, span = vform ? hc_mpi_coll_span(sizes, offs, f->size, &lo)
+                                : (size_t)each * (size_t)f->size;
+    if (one != MPI_IN_PLACE &&
+        hc_mpi_coll_overlap(one, (size_t)each, (const char *)many + lo, span))
       return -1;
     bytes = each;
   }
@@ -553,6 +562,9 @@ static int move_scatter(const char *fn, const void *sendbuf,
         fn, c,
         hc_mpi_coll_bytes(st, hc_mpi_vec_at(sendcounts, vform ? root : 0)),
         hc_mpi_coll_bytes(rt, recvcount));
+  if (rc == MPI_SUCCESS && is_root && !inter && !in_place)
+    rc = hc_mpi_coll_alias(fn, c, recvbuf, rt, recvcount, sendbuf, st, size,
+                           sendcounts, displs, vform);
   if (rc != MPI_SUCCESS)
     return rc;
   int in_segment =
