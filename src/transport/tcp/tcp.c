@@ -472,12 +472,32 @@ static int tcp_timers_pending(const tcp_ctx_t *t) {
 
 /* Returns what moved for the engine: packets, or a connection that came
  * up (its queue then flows).  Set-up steps alone are no progress, so that
- * a wait stalled in them sleeps, and its watchdog looks. */
+ * a wait stalled in them sleeps, and its watchdog looks.  The switch over
+ * set-up states stays here in its old shape: the LTO build inlines all of
+ * it into tcp_progress, and a switch moved into tcp_handshake.c laid
+ * tcp_progress out anew. */
 static int tcp_dispatch(tcp_ctx_t *t, tcp_conn_t *c, uint32_t ev) {
-  if (c->state == TCP_CONN_DEAD)
+  switch (c->state) {
+  case TCP_CONN_DEAD:
     return 0;
-  if (c->state != TCP_CONN_UP)
-    return hc_tcp_handshake_step(t, c);
+  case TCP_CONN_CONNECTING:
+    hc_tcp_on_connected(t, c);
+    return 0;
+  case TCP_CONN_HELLO_SENT:
+    hc_tcp_on_challenge(t, c);
+    return 0;
+  case TCP_CONN_RESP_SENT:
+    hc_tcp_on_reply(t, c);
+    return c->state == TCP_CONN_UP;
+  case TCP_CONN_HELLO_WAIT:
+    hc_tcp_on_hello(t, c);
+    return 0;
+  case TCP_CONN_RESP_WAIT:
+    hc_tcp_on_response(t, c);
+    return c->state == TCP_CONN_UP;
+  default:
+    break;
+  }
   if (c == t->listener) {
     hc_tcp_on_listen(t);
     return 0;

@@ -1,10 +1,11 @@
 /*
  * The tcp transport's authenticated handshake: the job secret, accept,
- * and the state machine that turns a connected socket into the one that
- * carries a pair's packets, or closes it.  Separate from tcp.c because
- * no packet crosses a connection before this file hands it over
- * (tcp_peer_up), and from tcp_connect.c, which decides when an attempt
- * is tried again or given up.
+ * and the steps of the state machine that turns a connected socket into
+ * the one that carries a pair's packets, or closes it (tcp.c's
+ * tcp_dispatch runs the step of a connection's state).  Separate from
+ * tcp.c because no packet crosses a connection before this file hands it
+ * over (tcp_peer_up), and from tcp_connect.c, which decides when an
+ * attempt is tried again or given up.
  *
  * Connection set-up, race-free without a global order of first sends:
  *   connector: non-blocking connect; once writable it sends a HELLO
@@ -171,7 +172,7 @@ static void tcp_attempt_broke(tcp_ctx_t *t, tcp_conn_t *c, int err) {
 }
 
 /* Connector: connect finished; check it and send the HELLO. */
-static void tcp_on_connected(tcp_ctx_t *t, tcp_conn_t *c) {
+void hc_tcp_on_connected(tcp_ctx_t *t, tcp_conn_t *c) {
   int err = 0;
   socklen_t len = sizeof err;
   if (getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0)
@@ -198,7 +199,7 @@ static void tcp_on_connected(tcp_ctx_t *t, tcp_conn_t *c) {
 }
 
 /* Connector: the acceptor proves it knows the secret; we answer its nonce. */
-static void tcp_on_challenge(tcp_ctx_t *t, tcp_conn_t *c) {
+void hc_tcp_on_challenge(tcp_ctx_t *t, tcp_conn_t *c) {
   int r = tcp_read_handshake(c, sizeof(tcp_challenge_t));
   if (r == 0)
     return;
@@ -236,7 +237,7 @@ static void tcp_on_challenge(tcp_ctx_t *t, tcp_conn_t *c) {
 /* Connector: ACK makes the socket the pair's; NACK means we lost a race:
  * the peer's own connection comes instead, or ours again after the
  * handshake deadline. */
-static void tcp_on_reply(tcp_ctx_t *t, tcp_conn_t *c) {
+void hc_tcp_on_reply(tcp_ctx_t *t, tcp_conn_t *c) {
   int r = tcp_read_handshake(c, sizeof(uint32_t));
   if (r == 0)
     return;
@@ -272,7 +273,7 @@ static int tcp_hello_ok(const tcp_ctx_t *t, const tcp_hello_t *h) {
 }
 
 /* Acceptor: a well-formed HELLO gets the challenge; nothing else yet. */
-static void tcp_on_hello(tcp_ctx_t *t, tcp_conn_t *c) {
+void hc_tcp_on_hello(tcp_ctx_t *t, tcp_conn_t *c) {
   int r = tcp_read_handshake(c, sizeof(tcp_hello_t));
   if (r == 0)
     return;
@@ -308,7 +309,7 @@ static void tcp_on_hello(tcp_ctx_t *t, tcp_conn_t *c) {
 }
 
 /* Acceptor: a right answer makes the connection a peer's (if it wins). */
-static void tcp_on_response(tcp_ctx_t *t, tcp_conn_t *c) {
+void hc_tcp_on_response(tcp_ctx_t *t, tcp_conn_t *c) {
   unsigned char want[HC_SHA256_BYTES];
   int r = tcp_read_handshake(c, sizeof want);
   if (r == 0)
@@ -334,31 +335,6 @@ static void tcp_on_response(tcp_ctx_t *t, tcp_conn_t *c) {
   tcp_peer_up(t, p, c);
 }
 
-/* The set-up states' handlers; only the steps that end in UP are
- * progress, so that a wait stalled in set-up sleeps and its watchdog
- * looks. */
-int hc_tcp_handshake_step(tcp_ctx_t *t, tcp_conn_t *c) {
-  switch (c->state) {
-  case TCP_CONN_CONNECTING:
-    tcp_on_connected(t, c);
-    return 0;
-  case TCP_CONN_HELLO_SENT:
-    tcp_on_challenge(t, c);
-    return 0;
-  case TCP_CONN_RESP_SENT:
-    tcp_on_reply(t, c);
-    return c->state == TCP_CONN_UP;
-  case TCP_CONN_HELLO_WAIT:
-    tcp_on_hello(t, c);
-    return 0;
-  case TCP_CONN_RESP_WAIT:
-    tcp_on_response(t, c);
-    return c->state == TCP_CONN_UP;
-  default:
-    return 0;
-  }
-}
-
 /* One accepted socket joins the handshakes (closing the one that goes
  * first when HCMPI_TCP_HANDSHAKES are waiting); its HELLO, usually there
  * already, is read at once. */
@@ -381,7 +357,7 @@ static void tcp_accepted(tcp_ctx_t *t, int fd) {
   }
   c->born_ms = tcp_clock_ms();
   t->handshakes++;
-  tcp_on_hello(t, c);
+  hc_tcp_on_hello(t, c);
 }
 
 void hc_tcp_on_listen(tcp_ctx_t *t) {
