@@ -8,8 +8,10 @@ HC_TRANSPORT_SOURCES += src/transport/shm/shm.c src/transport/shm/shm_impl.h \
 	src/transport/shm/shm_pool.h src/transport/shm/shm_layout.c \
 	src/transport/shm/shm_layout.h src/transport/shm/shm_fastbox.c \
 	src/transport/shm/shm_fastbox.h
-HC_TRANSPORT_SOURCES += src/transport/tcp/tcp.c src/transport/tcp/tcp_auth.h \
-	src/transport/tcp/tcp_ip.h
+HC_TRANSPORT_SOURCES += src/transport/tcp/tcp.c src/transport/tcp/tcp_impl.h \
+	src/transport/tcp/tcp_conn.c src/transport/tcp/tcp_connect.c \
+	src/transport/tcp/tcp_handshake.c src/transport/tcp/tcp_auth.h \
+	src/transport/tcp/tcp_ip.c src/transport/tcp/tcp_ip.h
 # link: sockets to processes met at run time (ports, join, spawn).
 HC_TRANSPORT_SOURCES += src/transport/link/link.c
 # verbs: RC queue pairs over libibverbs, dlopen()ed at init.  Built when

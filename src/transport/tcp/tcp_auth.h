@@ -1,8 +1,8 @@
 /*
- * The tcp transport's per-job secret (see the set-up comment in tcp.c).
- * The engine hands it over (the set_secret op) when the launcher did not:
- * rank 0 makes one, publishes it in the bootstrap KVS, every rank sets it
- * before the first connection can be served.
+ * The tcp transport's per-job secret (see the set-up comment in
+ * tcp_handshake.c).  The engine hands it over (the set_secret op) when
+ * the launcher did not: rank 0 makes one, publishes it in the bootstrap
+ * KVS, every rank sets it before the first connection can be served.
  */
 #ifndef HC_TRANSPORT_TCP_AUTH_H
 #define HC_TRANSPORT_TCP_AUTH_H

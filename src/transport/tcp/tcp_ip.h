@@ -18,5 +18,8 @@
  * reached may be NULL.  Writes *ip only on HC_OK. */
 hc_status_t hc_tcp_choose_ip(const struct ifaddrs *list, const char *spec,
                              const char *reached, struct in_addr *ip);
+/* hc_tcp_choose_ip over this host's interfaces and HCMPI_TCP_IF;
+ * HC_ERR_SYSTEM when they cannot be listed. */
+hc_status_t hc_tcp_choose_own_ip(const char *reached, struct in_addr *ip);
 
 #endif
