@@ -697,18 +697,6 @@ int hc_mpi_coll_fast_exchange(const char *fn, int alltoall,
   return hc_mpi_raise_status(c, fn, st);
 }
 
-long long hc_mpi_coll_fast_side(hc_mpi_coll_fast_t *f, const void *buf,
-                                MPI_Count count, MPI_Datatype type,
-                                int in_place_ok) {
-  if (buf == MPI_IN_PLACE)
-    return in_place_ok ? 0 : -1;
-  const hc_mpi_type_t *t = hc_mpi_coll_fast_move(f, type);
-  if (t == NULL || count < 0 || count > HC_MPI_COLL_FAST_BLOCK_MAX ||
-      (buf == NULL && count > 0))
-    return -1;
-  return (long long)count * (long long)t->size;
-}
-
 int hc_mpi_coll_fast_table(hc_mpi_coll_fast_t *f, const void *buf,
                            hc_mpi_vec_t counts, hc_mpi_vec_t displs,
                            MPI_Datatype type, size_t *sizes, size_t *offs) {
