@@ -19,6 +19,7 @@
 #include "mpi/handle.h"
 #include "mpi/stream.h"
 #include "util/env.h"
+#include "util/hex.h"
 #include "util/lock.h"
 
 static hc_handle_table_t stream_table =
@@ -50,16 +51,6 @@ int PMPIX_Info_set_hex(MPI_Info info, const char *key, const void *value,
 }
 HC_WEAK_ALIAS(MPIX_Info_set_hex, PMPIX_Info_set_hex);
 
-static int hex_digit(char c) {
-  if (c >= '0' && c <= '9')
-    return c - '0';
-  if (c >= 'a' && c <= 'f')
-    return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F')
-    return c - 'A' + 10;
-  return -1;
-}
-
 /* Decodes exactly len bytes: pairs of hex digits, and "[N]" for N zero
  * bytes (the run-length form newer MPICH writes).  0, or -1. */
 static int hex_decode(const char *s, unsigned char *out, size_t len) {
@@ -75,7 +66,7 @@ static int hex_decode(const char *s, unsigned char *out, size_t len) {
       s = end + 1;
       continue;
     }
-    int hi = hex_digit(s[0]), lo = hi < 0 ? -1 : hex_digit(s[1]);
+    int hi = hc_hex_digit(s[0]), lo = hi < 0 ? -1 : hc_hex_digit(s[1]);
     if (lo < 0 || n == len)
       return -1;
     out[n++] = (unsigned char)(hi << 4 | lo);

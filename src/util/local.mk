@@ -1,7 +1,7 @@
 # src/util: helpers that two or more layers need.
 HC_UTIL_SOURCES = src/util/log.c src/util/log.h src/util/env.c src/util/env.h \
 	src/util/lock.c src/util/lock.h src/util/sha256.c src/util/sha256.h \
-	src/util/secret.c src/util/secret.h \
+	src/util/secret.c src/util/secret.h src/util/hex.h \
 	src/util/shmseg.c src/util/shmseg.h
 # Whether a program could be started (both sides of MPI_Comm_spawn).
 HC_UTIL_SOURCES += src/util/findexec.c src/util/findexec.h

@@ -47,6 +47,7 @@
 
 #include "transport/tcp/tcp_auth.h"
 #include "transport/tcp/tcp_impl.h"
+#include "util/hex.h"
 #include "util/log.h"
 #include "util/sha256.h"
 
@@ -62,23 +63,13 @@
 
 /* ---- the job secret ---------------------------------------------------- */
 
-static int tcp_hex_digit(char ch) {
-  if (ch >= '0' && ch <= '9')
-    return ch - '0';
-  if (ch >= 'a' && ch <= 'f')
-    return ch - 'a' + 10;
-  if (ch >= 'A' && ch <= 'F')
-    return ch - 'A' + 10;
-  return -1;
-}
-
 int hc_tcp_set_secret(void *ctx, const char *hex) {
   tcp_ctx_t *t = ctx;
   unsigned char k[HC_TCP_SECRET_BYTES];
   if (t == NULL || hex == NULL || strlen(hex) != 2 * HC_TCP_SECRET_BYTES)
     return -1;
   for (size_t i = 0; i < HC_TCP_SECRET_BYTES; i++) {
-    int hi = tcp_hex_digit(hex[2 * i]), lo = tcp_hex_digit(hex[2 * i + 1]);
+    int hi = hc_hex_digit(hex[2 * i]), lo = hc_hex_digit(hex[2 * i + 1]);
     if (hi < 0 || lo < 0)
       return -1;
     k[i] = (unsigned char)(hi << 4 | lo);
