@@ -76,6 +76,8 @@ int hc_io_access_check(const char *fn, MPI_File f, const io_how_t *how,
 void hc_io_mem_free(hc_io_mem_t *m) {
   free(m->packed);
   free(m->conv);
+  hc_mpi_type_release(m->t);
+  m->t = NULL;
 }
 
 /* Sets up m for an access; for a write, fills the stream.  A class. */
@@ -200,7 +202,10 @@ static int op_begin(hc_io_op_t *op, const char *fn, MPI_File f,
                        "duplicating the file's communicator");
   }
   *op = (hc_io_op_t){.f = f, .fn = fn, .how = *how, .req = MPI_REQUEST_NULL};
-  op->m = (hc_io_mem_t){t, datatype, buf, count, 0, NULL, NULL, NULL};
+  /* A nonblocking access may outlive the program's handle of the type
+   * (MPI_Type_free right after MPI_File_iread is legal): hold the type. */
+  op->m = (hc_io_mem_t){hc_mpi_type_retain(t), datatype, buf, count, 0,
+                        NULL, NULL, NULL};
   op->prep_cls = hc_io_mem_prepare(f, &op->m, how->write);
   /* Collective accesses go on even after a local failure, with nothing
    * to move, so the other ranks are not left waiting. */

@@ -44,6 +44,7 @@ int hc_io_mem_prepare(MPI_File f, hc_io_mem_t *m, int write);
  * the bytes of the memory representation that is.  A class. */
 int hc_io_mem_finish_read(MPI_File f, hc_io_mem_t *m, MPI_Offset done,
                           MPI_Offset *mem_bytes);
+/* Frees the copies and drops the access's hold on the type. */
 void hc_io_mem_free(hc_io_mem_t *m);
 /* Where the access starts, in etypes; moves the shared pointer it uses.
  * MPI_SUCCESS or a raised class. */
