@@ -175,6 +175,7 @@ HAND = [
     ('Keyval_create', [('copy_fn', 'fn'), ('delete_fn', 'fn'),
                        ('keyval', 'int*'), ('extra_state', 'int')], None),
 ]
+HAND_NAMES = {c for c, _, _ in HAND}
 
 # C `int` arguments that are LOGICAL in Fortran, and `int *` outputs too.
 LOGICAL_IN = {('Status_set_cancelled', 'flag'), ('Op_create', 'commute'),
@@ -504,13 +505,155 @@ def write_c(calls):
 
 
 # ---- MPICH's mpi_f08 entry points ------------------------------------------
-# A program compiled with MPICH's `use mpi_f08` calls mpi_x_f08_ (or
-# mpi_x_f08ts_ when x has a choice buffer, mpi_x_f08[ts]_large_ for the
-# MPI_COUNT_KIND form).  Handles, statuses, LOGICALs, strings and the
-# OPTIONAL ierror arrive as they do in mpif.h's binding, so those names
-# are aliases of pmpi_x_; a choice buffer arrives as gfortran's descriptor
-# of an assumed-rank array, whose base address pmpi_x_ then takes
-# (hc_f_f08ts_buf; a non-contiguous section is refused).
+# A program compiled with MPICH's `use mpi_f08`, and one compiled with ours,
+# calls mpi_x_f08_ (or mpi_x_f08ts_ when x has a choice buffer,
+# mpi_x_f08[ts]_large_ for the MPI_COUNT_KIND form).  Handles, statuses,
+# LOGICALs, strings and the OPTIONAL ierror arrive as they do in mpif.h's
+# binding, so those names are aliases of pmpi_x_; a choice buffer arrives
+# as gfortran's descriptor of an assumed-rank array.  A contiguous one
+# passes its first element's address to pmpi_x_; an array section with
+# gaps becomes a datatype or a copy (fort_section.c), as the call allows.
+
+# Calls that use a buffer after they return, besides the I-forms, the
+# _init forms and the nonblocking file calls.
+KEEPS_BUFFER = {'Put', 'Get', 'Accumulate', 'Get_accumulate', 'Fetch_and_op',
+                'Compare_and_swap', 'Rput', 'Rget', 'Raccumulate',
+                'Rget_accumulate'}
+# Buffers a call needs as one piece of memory (windows, the attached send
+# buffer, partitions counted through the buffer as the program laid it).
+WHOLE_BUFFER = {'Buffer_attach', 'Win_create', 'Win_attach', 'Psend_init',
+                'Precv_init'}
+# Calls that take only the buffer's address.
+ADDRESS_ONLY = {'Get_address', 'Free_mem', 'Win_detach'}
+# Buffers a call only reads (so a copy need not be written back).
+INPUT_BUFFERS = {'sendbuf', 'origin_addr', 'compare_addr', 'inbuf'}
+SENDS = {'Send', 'Bsend', 'Ssend', 'Rsend'}
+# Buffers whose count is one peer's block of them.
+PER_PEER = {('Gather', 'recvbuf'), ('Allgather', 'recvbuf'),
+            ('Neighbor_allgather', 'recvbuf'), ('Scatter', 'sendbuf'),
+            ('Alltoall', 'sendbuf'), ('Alltoall', 'recvbuf'),
+            ('Neighbor_alltoall', 'sendbuf'),
+            ('Neighbor_alltoall', 'recvbuf')}
+
+
+def call_family(call):
+    """Send for Isend, Send_init, Send_c...: the blocking call's name."""
+    base = call[:-2] if call.endswith('_c') else call
+    base = base[:-5] if base.endswith('_init') else base
+    if base[0] == 'I' and base[1].islower():
+        base = base[1].upper() + base[2:]
+    return base
+
+
+def keeps_buffer(call):
+    base = call[:-2] if call.endswith('_c') else call
+    return (base[0] == 'I' and base[1].islower()) or base.endswith('_init') \
+        or base in KEEPS_BUFFER or base.startswith('File_i') or \
+        base.endswith('_begin')
+
+
+def buffer_plan(call, args):
+    """For each choice buffer: (name, flags, count arg or None, datatype
+    arg or None); and whether the buffers share one count and datatype."""
+    base = call[:-2] if call.endswith('_c') else call
+    family = call_family(call)
+    names = [n for n, _ in args]
+    bufs = [n for n, k in args if k == 'buf']
+    blocking = not keeps_buffer(call)
+    # Buffers side by side share the count and datatype after them
+    # (Reduce's sendbuf and recvbuf, Compare_and_swap's three).
+    at = [names.index(b) for b in bufs]
+    shared = len(bufs) > 1 and at == list(range(at[0], at[0] + len(bufs)))
+    plan = []
+    for b in bufs:
+        i = names.index(b)
+        flags = []
+        if base in ADDRESS_ONLY or (base.startswith('File_') and
+                                    base.endswith('_end')):
+            flags.append('ADDRESS')
+        elif base in WHOLE_BUFFER:
+            flags.append('WHOLE')
+        count = dtype = None
+        if shared:
+            dtype = 'datatype'
+            count = 'count' if 'count' in names else \
+                None if any(n.startswith('recvcount') for n in names) else 1
+            if count is not None:
+                flags.append('COUNTED')
+        elif i + 2 < len(args) and args[i + 1][1] in ('int', 'count') and \
+                args[i + 2][1] == 'h:Datatype':
+            count, dtype = args[i + 1][0], args[i + 2][0]
+            flags.append('PER_PEER' if (family, b) in PER_PEER else 'COUNTED')
+        if blocking:
+            flags.append('COPY')
+        reads_only = b in INPUT_BUFFERS or (
+            b == 'buf' and (family in SENDS or 'write' in base))
+        if not reads_only:
+            flags.append('OUT')
+        plan.append((b, flags, count, dtype))
+    return plan, shared
+
+
+def f08ts_body(call, args, target):
+    """The body of pmpi_x_f08ts_: buffers prepared, the call, the end."""
+    plan, shared = buffer_plan(call, args)
+    kinds = dict(args)
+    bufs = [b for b, _, _, _ in plan]
+    fn = c_name(call)
+    kind, handle = bind_object(args)
+    plain = [('hc_f_f08ts_buf(%s)' % n) if n in bufs else n
+             for n, k in args] + ['ierr']
+    plain += ['%s_len' % n for n, k in args if k in ('sin', 'sout')]
+    if all('ADDRESS' in f for _, f, _, _ in plan):
+        return ['  %s(%s);' % (target, ', '.join(plain))]
+    out = ['  if (%s) {' % ' && '.join('hc_f_f08ts_contiguous(%s)' % b
+                                       for b in bufs),
+           '    %s(%s);' % (target, ', '.join(plain)),
+           '    return;', '  }',
+           '  hc_f_section_t s[%d] = {{0}};' % len(plan)]
+    swap = {}  # argument -> what the call gets instead
+
+    def flag_expr(flags):
+        return ' | '.join('HC_F_SECTION_' + f for f in flags) or '0'
+
+    def count_expr(count):
+        return '1' if count == 1 else '-1' if count is None else '*' + count
+
+    if shared:
+        _, _, count, dtype = plan[0]
+        out += ['  hc_f_gfc_desc_t *const descs[] = {%s};' % ', '.join(bufs),
+                '  static const char *const names[] = {%s};' %
+                ', '.join('"%s"' % b for b in bufs),
+                '  static const int how[] = {%s};' %
+                ', '.join(flag_expr(f) for _, f, _, _ in plan),
+                '  int ok = hc_f_section_open_shared(s, %d, names, descs, how, '
+                '%s, *%s);' % (len(bufs), count_expr(count), dtype)]
+        for i, b in enumerate(bufs):
+            swap[b] = 's[%d].addr' % i
+        if count == 'count':
+            swap['count'] = '&s[0].%s' % (
+                'count_c' if kinds['count'] == 'count' else 'count')
+        swap[dtype] = '&s[0].type'
+    else:
+        out.append('  int ok = 1;')
+        for i, (b, flags, count, dtype) in enumerate(plan):
+            out.append('  ok = ok && hc_f_section_open(&s[%d], "%s", %s, %s, '
+                       '%s, %s);' % (i, b, b, count_expr(count),
+                                     '*' + dtype if dtype else '0',
+                                     flag_expr(flags)))
+            swap[b] = 's[%d].addr' % i
+            if count:
+                swap[count] = '&s[%d].%s' % (
+                    i, 'count_c' if kinds[count] == 'count' else 'count')
+                swap[dtype] = '&s[%d].type' % i
+    actual = [swap.get(n, n) for n, k in args] + ['ierr']
+    actual += ['%s_len' % n for n, k in args if k in ('sin', 'sout')]
+    out += ['  if (ok)', '    %s(%s);' % (target, ', '.join(actual)),
+            '  hc_f_sections_end(s, %d, ok, "%s", %s, %s, ierr);' %
+            (len(plan), fn, kind, handle)]
+    return out
+
+
 def f08_entry(call, args, names, hdr):
     if call in NOT_F08:
         return []
@@ -530,16 +673,7 @@ def f08_entry(call, args, names, hdr):
         params += ['size_t %s_len' % n for n, k in args if k in ('sin', 'sout')]
         sig = 'void p%s_(%s)' % (f08, ', '.join(params))
         hdr.append(sig + ';')
-        actual = [('hc_f_f08ts_buf(%s)' % n) if n in bufs else n
-                  for n, k in args] + ['ierr']
-        actual += ['%s_len' % n for n, k in args if k in ('sin', 'sout')]
-        out += [sig, '{',
-                '  if (%s) {' % ' || '.join('!hc_f_f08ts_contiguous(%s)' % b
-                                            for b in bufs),
-                '    hc_f_f08ts_refuse("%s", %s, ierr);' %
-                (c_name(call), ', '.join(bind_object(args))),
-                '    return;', '  }',
-                '  %s(%s);' % (target, ', '.join(actual)), '}']
+        out += [sig, '{'] + f08ts_body(call, args, target) + ['}']
         target = 'p%s_' % f08
     else:
         out.append('#pragma weak p%s_ = %s' % (f08, target))
@@ -596,8 +730,12 @@ F08_CALLBACK = {
 F08_CALLBACK_C = {'MPI_User_function', 'MPI_Datarep_conversion_function'}
 
 
-def f_decl(name, kind, f08, call=''):
+def f_decl(name, kind, f08, call='', ts=False):
     base = kind.split(':')[0]
+    if base == 'buf' and ts and name != 'baseptr':
+        # Assumed rank: any array or section arrives with its descriptor.
+        return ['type(*), dimension(..)%s :: %s' % (
+            ', asynchronous' if keeps_buffer(call) else '', name)]
     if base == 'buf':
         return ['!GCC$ ATTRIBUTES NO_ARG_CHECK :: ' + name,
                 'type(*), dimension(*) :: ' + name]
@@ -641,14 +779,27 @@ def f_decl(name, kind, f08, call=''):
     return ['integer :: %s%s' % (name, dims)]
 
 
-def f_interface(call, args, result, f08, prefix=''):
+def f08ts_name(call, args, by_name):
+    """mpi_f08's specific name for a call whose choice buffers arrive as
+    descriptors (MPI_Send_f08ts, MPI_Send_f08ts_large: the C entry points
+    of f08_entry), or None."""
+    if call in NOT_F08 or call in HAND_NAMES or \
+            not any(k == 'buf' and n != 'baseptr' for n, k in args):
+        return None
+    large = call.endswith('_c') and call[:-2] in by_name
+    return '%s_f08ts%s' % (c_name(call[:-2] if large else call),
+                           '_large' if large else '')
+
+
+def f_interface(call, args, result, f08, prefix='', ts_name=None):
     """The interface body of one call; prefix 'P' gives its profiling
-    name (PMPI_x, the same binding under pmpi_x_)."""
+    name (PMPI_x, the same binding under pmpi_x_); ts_name, its specific
+    name in mpi_f08 when its buffers arrive as descriptors."""
     names = [n for n, k in args]
     if result is None:
         names.append('ierror')
     sub = result in (None, 'noerr')
-    name = prefix + c_name(call)
+    name = prefix + (ts_name or c_name(call))
     head = '%s %s(%s)' % ('subroutine' if sub else 'function', name,
                           ', '.join(names))
     out = wrap(head) + (['  import'] if f08 else []) + ['  implicit none']
@@ -657,7 +808,7 @@ def f_interface(call, args, result, f08, prefix=''):
             'integer(kind=8)'
         out.append('  %s :: %s' % (rtype, name))
     for n, k in args:
-        out += ['  ' + d for d in f_decl(n, k, f08, call)]
+        out += ['  ' + d for d in f_decl(n, k, f08, call, bool(ts_name))]
     if result is None:
         out.append('  integer%s :: ierror' % (', optional' if f08 else ''))
     out.append('end %s' % ('subroutine' if sub else 'function'))
@@ -730,7 +881,7 @@ def write_ifaces(calls, hand):
 
 def iface_block(entries, by_name, generic, f08, prefix):
     out = ['interface']
-    pairs = []
+    pairs, renamed = [], []
     for call, args, result in entries:
         if not f08 and call in MPIF_EXTERNAL:
             continue
@@ -742,15 +893,34 @@ def iface_block(entries, by_name, generic, f08, prefix):
         if f08 and (call in generic or (large and call[:-2] in generic)):
             pairs.append((call, args, result))
             continue
+        if f08 and f08ts_name(call, args, by_name):
+            renamed.append((call, args, result))
+            continue
         out += f_interface(call, args, result, f08, prefix)
     out.append('end interface')
+
+    def body(call, args, result):
+        ts = f08ts_name(call, args, by_name) if f08 else None
+        return f_interface(call, args, result, f08, prefix, ts)
+
+    # A call whose buffers arrive as descriptors is a generic of its MPI
+    # name over the _f08ts specific (and the _c form's, which its own name
+    # reaches too).
     for call, args, result in pairs:
         if call.endswith('_c'):
             continue
+        large = call + '_c'
         out.append('interface %s%s' % (prefix, c_name(call)))
-        out += f_interface(call, args, result, f08, prefix)
-        out += f_interface(call + '_c', by_name[call + '_c'], None, f08,
-                           prefix)
+        out += body(call, args, result)
+        out += body(large, by_name[large], None)
+        out.append('end interface')
+        ts = f08ts_name(large, by_name[large], by_name) if f08 else None
+        if ts:
+            out += ['interface %s%s' % (prefix, c_name(large)),
+                    'procedure :: %s%s' % (prefix, ts), 'end interface']
+    for call, args, result in renamed:
+        out.append('interface %s%s' % (prefix, c_name(call)))
+        out += body(call, args, result)
         out.append('end interface')
     return out
 
@@ -897,7 +1067,9 @@ def write_mpif(consts):
 def write_f08_consts(consts):
     out = ['! Generated by src/fortran/buildiface.py; do not edit.',
            'type(MPI_File), parameter :: MPI_FILE_NULL = MPI_File(0)',
-           'logical, parameter :: MPI_SUBARRAYS_SUPPORTED = .false.',
+           # Array sections pass as descriptors (fort_section.c); mpif.h
+           # and `use mpi` pass addresses, so theirs stays .FALSE.
+           'logical, parameter :: MPI_SUBARRAYS_SUPPORTED = .true.',
            'logical, parameter :: MPI_ASYNC_PROTECTS_NONBLOCKING = .false.']
     for n, kind, v in consts:
         v = fortran_value(v, n)

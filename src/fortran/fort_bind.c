@@ -58,13 +58,20 @@ void pmpi_accumulate_f08ts_(hc_f_gfc_desc_t *origin_addr,
                             MPI_Fint *target_rank, MPI_Aint *target_disp,
                             MPI_Fint *target_count, MPI_Fint *target_datatype,
                             MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(origin_addr)) {
-    hc_f_f08ts_refuse("MPI_Accumulate", HC_MPI_BIND_WIN, *win, ierr);
+  if (hc_f_f08ts_contiguous(origin_addr)) {
+    pmpi_accumulate_(hc_f_f08ts_buf(origin_addr), origin_count, origin_datatype,
+                     target_rank, target_disp, target_count, target_datatype,
+                     op, win, ierr);
     return;
   }
-  pmpi_accumulate_(hc_f_f08ts_buf(origin_addr), origin_count, origin_datatype,
-                   target_rank, target_disp, target_count, target_datatype, op,
-                   win, ierr);
+  hc_f_section_t s[1] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "origin_addr", origin_addr, *origin_count,
+                               *origin_datatype, HC_F_SECTION_COUNTED);
+  if (ok)
+    pmpi_accumulate_(s[0].addr, &s[0].count, &s[0].type, target_rank,
+                     target_disp, target_count, target_datatype, op, win, ierr);
+  hc_f_sections_end(s, 1, ok, "MPI_Accumulate", HC_MPI_BIND_WIN, *win, ierr);
 }
 #pragma weak mpi_accumulate_f08ts_ = pmpi_accumulate_f08ts_
 #pragma weak pmpir_accumulate_f08ts_ = pmpi_accumulate_f08ts_
@@ -93,13 +100,21 @@ void pmpi_accumulate_f08ts_large_(hc_f_gfc_desc_t *origin_addr,
                                   MPI_Count *target_count,
                                   MPI_Fint *target_datatype, MPI_Fint *op,
                                   MPI_Fint *win, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(origin_addr)) {
-    hc_f_f08ts_refuse("MPI_Accumulate_c", HC_MPI_BIND_WIN, *win, ierr);
+  if (hc_f_f08ts_contiguous(origin_addr)) {
+    pmpi_accumulate_c_(hc_f_f08ts_buf(origin_addr), origin_count,
+                       origin_datatype, target_rank, target_disp, target_count,
+                       target_datatype, op, win, ierr);
     return;
   }
-  pmpi_accumulate_c_(hc_f_f08ts_buf(origin_addr), origin_count, origin_datatype,
-                     target_rank, target_disp, target_count, target_datatype,
-                     op, win, ierr);
+  hc_f_section_t s[1] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "origin_addr", origin_addr, *origin_count,
+                               *origin_datatype, HC_F_SECTION_COUNTED);
+  if (ok)
+    pmpi_accumulate_c_(s[0].addr, &s[0].count_c, &s[0].type, target_rank,
+                       target_disp, target_count, target_datatype, op, win,
+                       ierr);
+  hc_f_sections_end(s, 1, ok, "MPI_Accumulate_c", HC_MPI_BIND_WIN, *win, ierr);
 }
 #pragma weak mpi_accumulate_f08ts_large_ = pmpi_accumulate_f08ts_large_
 #pragma weak pmpir_accumulate_f08ts_large_ = pmpi_accumulate_f08ts_large_
@@ -177,12 +192,22 @@ void pmpi_allgather_f08ts_(hc_f_gfc_desc_t *sendbuf, MPI_Fint *sendcount,
                            MPI_Fint *sendtype, hc_f_gfc_desc_t *recvbuf,
                            MPI_Fint *recvcount, MPI_Fint *recvtype,
                            MPI_Fint *comm, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Allgather", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(sendbuf) && hc_f_f08ts_contiguous(recvbuf)) {
+    pmpi_allgather_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
+                    hc_f_f08ts_buf(recvbuf), recvcount, recvtype, comm, ierr);
     return;
   }
-  pmpi_allgather_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
-                  hc_f_f08ts_buf(recvbuf), recvcount, recvtype, comm, ierr);
+  hc_f_section_t s[2] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "sendbuf", sendbuf, *sendcount, *sendtype,
+                               HC_F_SECTION_COUNTED | HC_F_SECTION_COPY);
+  ok = ok && hc_f_section_open(&s[1], "recvbuf", recvbuf, *recvcount, *recvtype,
+                               HC_F_SECTION_PER_PEER | HC_F_SECTION_COPY |
+                                   HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_allgather_(s[0].addr, &s[0].count, &s[0].type, s[1].addr, &s[1].count,
+                    &s[1].type, comm, ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Allgather", HC_MPI_BIND_COMM, *comm, ierr);
 }
 #pragma weak mpi_allgather_f08ts_ = pmpi_allgather_f08ts_
 #pragma weak pmpir_allgather_f08ts_ = pmpi_allgather_f08ts_
@@ -205,12 +230,22 @@ void pmpi_allgather_f08ts_large_(hc_f_gfc_desc_t *sendbuf, MPI_Count *sendcount,
                                  MPI_Fint *sendtype, hc_f_gfc_desc_t *recvbuf,
                                  MPI_Count *recvcount, MPI_Fint *recvtype,
                                  MPI_Fint *comm, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Allgather_c", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(sendbuf) && hc_f_f08ts_contiguous(recvbuf)) {
+    pmpi_allgather_c_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
+                      hc_f_f08ts_buf(recvbuf), recvcount, recvtype, comm, ierr);
     return;
   }
-  pmpi_allgather_c_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
-                    hc_f_f08ts_buf(recvbuf), recvcount, recvtype, comm, ierr);
+  hc_f_section_t s[2] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "sendbuf", sendbuf, *sendcount, *sendtype,
+                               HC_F_SECTION_COUNTED | HC_F_SECTION_COPY);
+  ok = ok && hc_f_section_open(&s[1], "recvbuf", recvbuf, *recvcount, *recvtype,
+                               HC_F_SECTION_PER_PEER | HC_F_SECTION_COPY |
+                                   HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_allgather_c_(s[0].addr, &s[0].count_c, &s[0].type, s[1].addr,
+                      &s[1].count_c, &s[1].type, comm, ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Allgather_c", HC_MPI_BIND_COMM, *comm, ierr);
 }
 #pragma weak mpi_allgather_f08ts_large_ = pmpi_allgather_f08ts_large_
 #pragma weak pmpir_allgather_f08ts_large_ = pmpi_allgather_f08ts_large_
@@ -237,13 +272,23 @@ void pmpi_allgather_init_f08ts_(hc_f_gfc_desc_t *sendbuf, MPI_Fint *sendcount,
                                 MPI_Fint *recvcount, MPI_Fint *recvtype,
                                 MPI_Fint *comm, MPI_Fint *info,
                                 MPI_Fint *request, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Allgather_init", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(sendbuf) && hc_f_f08ts_contiguous(recvbuf)) {
+    pmpi_allgather_init_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
+                         hc_f_f08ts_buf(recvbuf), recvcount, recvtype, comm,
+                         info, request, ierr);
     return;
   }
-  pmpi_allgather_init_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
-                       hc_f_f08ts_buf(recvbuf), recvcount, recvtype, comm, info,
-                       request, ierr);
+  hc_f_section_t s[2] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "sendbuf", sendbuf, *sendcount, *sendtype,
+                               HC_F_SECTION_COUNTED);
+  ok = ok && hc_f_section_open(&s[1], "recvbuf", recvbuf, *recvcount, *recvtype,
+                               HC_F_SECTION_PER_PEER | HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_allgather_init_(s[0].addr, &s[0].count, &s[0].type, s[1].addr,
+                         &s[1].count, &s[1].type, comm, info, request, ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Allgather_init", HC_MPI_BIND_COMM, *comm,
+                    ierr);
 }
 #pragma weak mpi_allgather_init_f08ts_ = pmpi_allgather_init_f08ts_
 #pragma weak pmpir_allgather_init_f08ts_ = pmpi_allgather_init_f08ts_
@@ -271,13 +316,24 @@ void pmpi_allgather_init_f08ts_large_(hc_f_gfc_desc_t *sendbuf,
                                       MPI_Count *recvcount, MPI_Fint *recvtype,
                                       MPI_Fint *comm, MPI_Fint *info,
                                       MPI_Fint *request, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Allgather_init_c", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(sendbuf) && hc_f_f08ts_contiguous(recvbuf)) {
+    pmpi_allgather_init_c_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
+                           hc_f_f08ts_buf(recvbuf), recvcount, recvtype, comm,
+                           info, request, ierr);
     return;
   }
-  pmpi_allgather_init_c_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
-                         hc_f_f08ts_buf(recvbuf), recvcount, recvtype, comm,
-                         info, request, ierr);
+  hc_f_section_t s[2] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "sendbuf", sendbuf, *sendcount, *sendtype,
+                               HC_F_SECTION_COUNTED);
+  ok = ok && hc_f_section_open(&s[1], "recvbuf", recvbuf, *recvcount, *recvtype,
+                               HC_F_SECTION_PER_PEER | HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_allgather_init_c_(s[0].addr, &s[0].count_c, &s[0].type, s[1].addr,
+                           &s[1].count_c, &s[1].type, comm, info, request,
+                           ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Allgather_init_c", HC_MPI_BIND_COMM, *comm,
+                    ierr);
 }
 #pragma weak mpi_allgather_init_f08ts_large_ = pmpi_allgather_init_f08ts_large_
 #pragma weak pmpir_allgather_init_f08ts_large_ =                               \
@@ -303,13 +359,22 @@ void pmpi_allgatherv_f08ts_(hc_f_gfc_desc_t *sendbuf, MPI_Fint *sendcount,
                             MPI_Fint *recvcounts, MPI_Fint *displs,
                             MPI_Fint *recvtype, MPI_Fint *comm,
                             MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Allgatherv", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(sendbuf) && hc_f_f08ts_contiguous(recvbuf)) {
+    pmpi_allgatherv_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
+                     hc_f_f08ts_buf(recvbuf), recvcounts, displs, recvtype,
+                     comm, ierr);
     return;
   }
-  pmpi_allgatherv_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
-                   hc_f_f08ts_buf(recvbuf), recvcounts, displs, recvtype, comm,
-                   ierr);
+  hc_f_section_t s[2] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "sendbuf", sendbuf, *sendcount, *sendtype,
+                               HC_F_SECTION_COUNTED | HC_F_SECTION_COPY);
+  ok = ok && hc_f_section_open(&s[1], "recvbuf", recvbuf, -1, 0,
+                               HC_F_SECTION_COPY | HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_allgatherv_(s[0].addr, &s[0].count, &s[0].type, s[1].addr, recvcounts,
+                     displs, recvtype, comm, ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Allgatherv", HC_MPI_BIND_COMM, *comm, ierr);
 }
 #pragma weak mpi_allgatherv_f08ts_ = pmpi_allgatherv_f08ts_
 #pragma weak pmpir_allgatherv_f08ts_ = pmpi_allgatherv_f08ts_
@@ -335,13 +400,23 @@ void pmpi_allgatherv_f08ts_large_(hc_f_gfc_desc_t *sendbuf,
                                   MPI_Count *recvcounts, MPI_Aint *displs,
                                   MPI_Fint *recvtype, MPI_Fint *comm,
                                   MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Allgatherv_c", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(sendbuf) && hc_f_f08ts_contiguous(recvbuf)) {
+    pmpi_allgatherv_c_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
+                       hc_f_f08ts_buf(recvbuf), recvcounts, displs, recvtype,
+                       comm, ierr);
     return;
   }
-  pmpi_allgatherv_c_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
-                     hc_f_f08ts_buf(recvbuf), recvcounts, displs, recvtype,
-                     comm, ierr);
+  hc_f_section_t s[2] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "sendbuf", sendbuf, *sendcount, *sendtype,
+                               HC_F_SECTION_COUNTED | HC_F_SECTION_COPY);
+  ok = ok && hc_f_section_open(&s[1], "recvbuf", recvbuf, -1, 0,
+                               HC_F_SECTION_COPY | HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_allgatherv_c_(s[0].addr, &s[0].count_c, &s[0].type, s[1].addr,
+                       recvcounts, displs, recvtype, comm, ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Allgatherv_c", HC_MPI_BIND_COMM, *comm,
+                    ierr);
 }
 #pragma weak mpi_allgatherv_f08ts_large_ = pmpi_allgatherv_f08ts_large_
 #pragma weak pmpir_allgatherv_f08ts_large_ = pmpi_allgatherv_f08ts_large_
@@ -369,13 +444,24 @@ void pmpi_allgatherv_init_f08ts_(hc_f_gfc_desc_t *sendbuf, MPI_Fint *sendcount,
                                  MPI_Fint *recvtype, MPI_Fint *comm,
                                  MPI_Fint *info, MPI_Fint *request,
                                  MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Allgatherv_init", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(sendbuf) && hc_f_f08ts_contiguous(recvbuf)) {
+    pmpi_allgatherv_init_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
+                          hc_f_f08ts_buf(recvbuf), recvcounts, displs, recvtype,
+                          comm, info, request, ierr);
     return;
   }
-  pmpi_allgatherv_init_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
-                        hc_f_f08ts_buf(recvbuf), recvcounts, displs, recvtype,
-                        comm, info, request, ierr);
+  hc_f_section_t s[2] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "sendbuf", sendbuf, *sendcount, *sendtype,
+                               HC_F_SECTION_COUNTED);
+  ok = ok &&
+       hc_f_section_open(&s[1], "recvbuf", recvbuf, -1, 0, HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_allgatherv_init_(s[0].addr, &s[0].count, &s[0].type, s[1].addr,
+                          recvcounts, displs, recvtype, comm, info, request,
+                          ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Allgatherv_init", HC_MPI_BIND_COMM, *comm,
+                    ierr);
 }
 #pragma weak mpi_allgatherv_init_f08ts_ = pmpi_allgatherv_init_f08ts_
 #pragma weak pmpir_allgatherv_init_f08ts_ = pmpi_allgatherv_init_f08ts_
@@ -404,13 +490,24 @@ void pmpi_allgatherv_init_f08ts_large_(hc_f_gfc_desc_t *sendbuf,
                                        MPI_Fint *recvtype, MPI_Fint *comm,
                                        MPI_Fint *info, MPI_Fint *request,
                                        MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Allgatherv_init_c", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(sendbuf) && hc_f_f08ts_contiguous(recvbuf)) {
+    pmpi_allgatherv_init_c_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
+                            hc_f_f08ts_buf(recvbuf), recvcounts, displs,
+                            recvtype, comm, info, request, ierr);
     return;
   }
-  pmpi_allgatherv_init_c_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
-                          hc_f_f08ts_buf(recvbuf), recvcounts, displs, recvtype,
-                          comm, info, request, ierr);
+  hc_f_section_t s[2] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "sendbuf", sendbuf, *sendcount, *sendtype,
+                               HC_F_SECTION_COUNTED);
+  ok = ok &&
+       hc_f_section_open(&s[1], "recvbuf", recvbuf, -1, 0, HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_allgatherv_init_c_(s[0].addr, &s[0].count_c, &s[0].type, s[1].addr,
+                            recvcounts, displs, recvtype, comm, info, request,
+                            ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Allgatherv_init_c", HC_MPI_BIND_COMM, *comm,
+                    ierr);
 }
 #pragma weak mpi_allgatherv_init_f08ts_large_ =                                \
     pmpi_allgatherv_init_f08ts_large_
@@ -450,12 +547,22 @@ void pmpi_allreduce_(void *sendbuf, void *recvbuf, MPI_Fint *count,
 void pmpi_allreduce_f08ts_(hc_f_gfc_desc_t *sendbuf, hc_f_gfc_desc_t *recvbuf,
                            MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op,
                            MPI_Fint *comm, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Allreduce", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(sendbuf) && hc_f_f08ts_contiguous(recvbuf)) {
+    pmpi_allreduce_(hc_f_f08ts_buf(sendbuf), hc_f_f08ts_buf(recvbuf), count,
+                    datatype, op, comm, ierr);
     return;
   }
-  pmpi_allreduce_(hc_f_f08ts_buf(sendbuf), hc_f_f08ts_buf(recvbuf), count,
-                  datatype, op, comm, ierr);
+  hc_f_section_t s[2] = {{0}};
+  hc_f_gfc_desc_t *const descs[] = {sendbuf, recvbuf};
+  static const char *const names[] = {"sendbuf", "recvbuf"};
+  static const int how[] = {HC_F_SECTION_COUNTED | HC_F_SECTION_COPY,
+                            HC_F_SECTION_COUNTED | HC_F_SECTION_COPY |
+                                HC_F_SECTION_OUT};
+  int ok = hc_f_section_open_shared(s, 2, names, descs, how, *count, *datatype);
+  if (ok)
+    pmpi_allreduce_(s[0].addr, s[1].addr, &s[0].count, &s[0].type, op, comm,
+                    ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Allreduce", HC_MPI_BIND_COMM, *comm, ierr);
 }
 #pragma weak mpi_allreduce_f08ts_ = pmpi_allreduce_f08ts_
 #pragma weak pmpir_allreduce_f08ts_ = pmpi_allreduce_f08ts_
@@ -478,12 +585,22 @@ void pmpi_allreduce_f08ts_large_(hc_f_gfc_desc_t *sendbuf,
                                  hc_f_gfc_desc_t *recvbuf, MPI_Count *count,
                                  MPI_Fint *datatype, MPI_Fint *op,
                                  MPI_Fint *comm, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Allreduce_c", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(sendbuf) && hc_f_f08ts_contiguous(recvbuf)) {
+    pmpi_allreduce_c_(hc_f_f08ts_buf(sendbuf), hc_f_f08ts_buf(recvbuf), count,
+                      datatype, op, comm, ierr);
     return;
   }
-  pmpi_allreduce_c_(hc_f_f08ts_buf(sendbuf), hc_f_f08ts_buf(recvbuf), count,
-                    datatype, op, comm, ierr);
+  hc_f_section_t s[2] = {{0}};
+  hc_f_gfc_desc_t *const descs[] = {sendbuf, recvbuf};
+  static const char *const names[] = {"sendbuf", "recvbuf"};
+  static const int how[] = {HC_F_SECTION_COUNTED | HC_F_SECTION_COPY,
+                            HC_F_SECTION_COUNTED | HC_F_SECTION_COPY |
+                                HC_F_SECTION_OUT};
+  int ok = hc_f_section_open_shared(s, 2, names, descs, how, *count, *datatype);
+  if (ok)
+    pmpi_allreduce_c_(s[0].addr, s[1].addr, &s[0].count_c, &s[0].type, op, comm,
+                      ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Allreduce_c", HC_MPI_BIND_COMM, *comm, ierr);
 }
 #pragma weak mpi_allreduce_f08ts_large_ = pmpi_allreduce_f08ts_large_
 #pragma weak pmpir_allreduce_f08ts_large_ = pmpi_allreduce_f08ts_large_
@@ -507,12 +624,22 @@ void pmpi_allreduce_init_f08ts_(hc_f_gfc_desc_t *sendbuf,
                                 MPI_Fint *datatype, MPI_Fint *op,
                                 MPI_Fint *comm, MPI_Fint *info,
                                 MPI_Fint *request, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Allreduce_init", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(sendbuf) && hc_f_f08ts_contiguous(recvbuf)) {
+    pmpi_allreduce_init_(hc_f_f08ts_buf(sendbuf), hc_f_f08ts_buf(recvbuf),
+                         count, datatype, op, comm, info, request, ierr);
     return;
   }
-  pmpi_allreduce_init_(hc_f_f08ts_buf(sendbuf), hc_f_f08ts_buf(recvbuf), count,
-                       datatype, op, comm, info, request, ierr);
+  hc_f_section_t s[2] = {{0}};
+  hc_f_gfc_desc_t *const descs[] = {sendbuf, recvbuf};
+  static const char *const names[] = {"sendbuf", "recvbuf"};
+  static const int how[] = {HC_F_SECTION_COUNTED,
+                            HC_F_SECTION_COUNTED | HC_F_SECTION_OUT};
+  int ok = hc_f_section_open_shared(s, 2, names, descs, how, *count, *datatype);
+  if (ok)
+    pmpi_allreduce_init_(s[0].addr, s[1].addr, &s[0].count, &s[0].type, op,
+                         comm, info, request, ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Allreduce_init", HC_MPI_BIND_COMM, *comm,
+                    ierr);
 }
 #pragma weak mpi_allreduce_init_f08ts_ = pmpi_allreduce_init_f08ts_
 #pragma weak pmpir_allreduce_init_f08ts_ = pmpi_allreduce_init_f08ts_
@@ -537,12 +664,22 @@ void pmpi_allreduce_init_f08ts_large_(hc_f_gfc_desc_t *sendbuf,
                                       MPI_Fint *op, MPI_Fint *comm,
                                       MPI_Fint *info, MPI_Fint *request,
                                       MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Allreduce_init_c", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(sendbuf) && hc_f_f08ts_contiguous(recvbuf)) {
+    pmpi_allreduce_init_c_(hc_f_f08ts_buf(sendbuf), hc_f_f08ts_buf(recvbuf),
+                           count, datatype, op, comm, info, request, ierr);
     return;
   }
-  pmpi_allreduce_init_c_(hc_f_f08ts_buf(sendbuf), hc_f_f08ts_buf(recvbuf),
-                         count, datatype, op, comm, info, request, ierr);
+  hc_f_section_t s[2] = {{0}};
+  hc_f_gfc_desc_t *const descs[] = {sendbuf, recvbuf};
+  static const char *const names[] = {"sendbuf", "recvbuf"};
+  static const int how[] = {HC_F_SECTION_COUNTED,
+                            HC_F_SECTION_COUNTED | HC_F_SECTION_OUT};
+  int ok = hc_f_section_open_shared(s, 2, names, descs, how, *count, *datatype);
+  if (ok)
+    pmpi_allreduce_init_c_(s[0].addr, s[1].addr, &s[0].count_c, &s[0].type, op,
+                           comm, info, request, ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Allreduce_init_c", HC_MPI_BIND_COMM, *comm,
+                    ierr);
 }
 #pragma weak mpi_allreduce_init_f08ts_large_ = pmpi_allreduce_init_f08ts_large_
 #pragma weak pmpir_allreduce_init_f08ts_large_ =                               \
@@ -566,12 +703,22 @@ void pmpi_alltoall_f08ts_(hc_f_gfc_desc_t *sendbuf, MPI_Fint *sendcount,
                           MPI_Fint *sendtype, hc_f_gfc_desc_t *recvbuf,
                           MPI_Fint *recvcount, MPI_Fint *recvtype,
                           MPI_Fint *comm, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Alltoall", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(sendbuf) && hc_f_f08ts_contiguous(recvbuf)) {
+    pmpi_alltoall_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
+                   hc_f_f08ts_buf(recvbuf), recvcount, recvtype, comm, ierr);
     return;
   }
-  pmpi_alltoall_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
-                 hc_f_f08ts_buf(recvbuf), recvcount, recvtype, comm, ierr);
+  hc_f_section_t s[2] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "sendbuf", sendbuf, *sendcount, *sendtype,
+                               HC_F_SECTION_PER_PEER | HC_F_SECTION_COPY);
+  ok = ok && hc_f_section_open(&s[1], "recvbuf", recvbuf, *recvcount, *recvtype,
+                               HC_F_SECTION_PER_PEER | HC_F_SECTION_COPY |
+                                   HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_alltoall_(s[0].addr, &s[0].count, &s[0].type, s[1].addr, &s[1].count,
+                   &s[1].type, comm, ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Alltoall", HC_MPI_BIND_COMM, *comm, ierr);
 }
 #pragma weak mpi_alltoall_f08ts_ = pmpi_alltoall_f08ts_
 #pragma weak pmpir_alltoall_f08ts_ = pmpi_alltoall_f08ts_
@@ -594,12 +741,22 @@ void pmpi_alltoall_f08ts_large_(hc_f_gfc_desc_t *sendbuf, MPI_Count *sendcount,
                                 MPI_Fint *sendtype, hc_f_gfc_desc_t *recvbuf,
                                 MPI_Count *recvcount, MPI_Fint *recvtype,
                                 MPI_Fint *comm, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Alltoall_c", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(sendbuf) && hc_f_f08ts_contiguous(recvbuf)) {
+    pmpi_alltoall_c_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
+                     hc_f_f08ts_buf(recvbuf), recvcount, recvtype, comm, ierr);
     return;
   }
-  pmpi_alltoall_c_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
-                   hc_f_f08ts_buf(recvbuf), recvcount, recvtype, comm, ierr);
+  hc_f_section_t s[2] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "sendbuf", sendbuf, *sendcount, *sendtype,
+                               HC_F_SECTION_PER_PEER | HC_F_SECTION_COPY);
+  ok = ok && hc_f_section_open(&s[1], "recvbuf", recvbuf, *recvcount, *recvtype,
+                               HC_F_SECTION_PER_PEER | HC_F_SECTION_COPY |
+                                   HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_alltoall_c_(s[0].addr, &s[0].count_c, &s[0].type, s[1].addr,
+                     &s[1].count_c, &s[1].type, comm, ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Alltoall_c", HC_MPI_BIND_COMM, *comm, ierr);
 }
 #pragma weak mpi_alltoall_f08ts_large_ = pmpi_alltoall_f08ts_large_
 #pragma weak pmpir_alltoall_f08ts_large_ = pmpi_alltoall_f08ts_large_
@@ -625,13 +782,23 @@ void pmpi_alltoall_init_f08ts_(hc_f_gfc_desc_t *sendbuf, MPI_Fint *sendcount,
                                MPI_Fint *recvcount, MPI_Fint *recvtype,
                                MPI_Fint *comm, MPI_Fint *info,
                                MPI_Fint *request, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Alltoall_init", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(sendbuf) && hc_f_f08ts_contiguous(recvbuf)) {
+    pmpi_alltoall_init_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
+                        hc_f_f08ts_buf(recvbuf), recvcount, recvtype, comm,
+                        info, request, ierr);
     return;
   }
-  pmpi_alltoall_init_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
-                      hc_f_f08ts_buf(recvbuf), recvcount, recvtype, comm, info,
-                      request, ierr);
+  hc_f_section_t s[2] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "sendbuf", sendbuf, *sendcount, *sendtype,
+                               HC_F_SECTION_PER_PEER);
+  ok = ok && hc_f_section_open(&s[1], "recvbuf", recvbuf, *recvcount, *recvtype,
+                               HC_F_SECTION_PER_PEER | HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_alltoall_init_(s[0].addr, &s[0].count, &s[0].type, s[1].addr,
+                        &s[1].count, &s[1].type, comm, info, request, ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Alltoall_init", HC_MPI_BIND_COMM, *comm,
+                    ierr);
 }
 #pragma weak mpi_alltoall_init_f08ts_ = pmpi_alltoall_init_f08ts_
 #pragma weak pmpir_alltoall_init_f08ts_ = pmpi_alltoall_init_f08ts_
@@ -659,13 +826,23 @@ void pmpi_alltoall_init_f08ts_large_(hc_f_gfc_desc_t *sendbuf,
                                      MPI_Count *recvcount, MPI_Fint *recvtype,
                                      MPI_Fint *comm, MPI_Fint *info,
                                      MPI_Fint *request, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Alltoall_init_c", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(sendbuf) && hc_f_f08ts_contiguous(recvbuf)) {
+    pmpi_alltoall_init_c_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
+                          hc_f_f08ts_buf(recvbuf), recvcount, recvtype, comm,
+                          info, request, ierr);
     return;
   }
-  pmpi_alltoall_init_c_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
-                        hc_f_f08ts_buf(recvbuf), recvcount, recvtype, comm,
-                        info, request, ierr);
+  hc_f_section_t s[2] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "sendbuf", sendbuf, *sendcount, *sendtype,
+                               HC_F_SECTION_PER_PEER);
+  ok = ok && hc_f_section_open(&s[1], "recvbuf", recvbuf, *recvcount, *recvtype,
+                               HC_F_SECTION_PER_PEER | HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_alltoall_init_c_(s[0].addr, &s[0].count_c, &s[0].type, s[1].addr,
+                          &s[1].count_c, &s[1].type, comm, info, request, ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Alltoall_init_c", HC_MPI_BIND_COMM, *comm,
+                    ierr);
 }
 #pragma weak mpi_alltoall_init_f08ts_large_ = pmpi_alltoall_init_f08ts_large_
 #pragma weak pmpir_alltoall_init_f08ts_large_ = pmpi_alltoall_init_f08ts_large_
@@ -691,13 +868,22 @@ void pmpi_alltoallv_f08ts_(hc_f_gfc_desc_t *sendbuf, MPI_Fint *sendcounts,
                            hc_f_gfc_desc_t *recvbuf, MPI_Fint *recvcounts,
                            MPI_Fint *rdispls, MPI_Fint *recvtype,
                            MPI_Fint *comm, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Alltoallv", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(sendbuf) && hc_f_f08ts_contiguous(recvbuf)) {
+    pmpi_alltoallv_(hc_f_f08ts_buf(sendbuf), sendcounts, sdispls, sendtype,
+                    hc_f_f08ts_buf(recvbuf), recvcounts, rdispls, recvtype,
+                    comm, ierr);
     return;
   }
-  pmpi_alltoallv_(hc_f_f08ts_buf(sendbuf), sendcounts, sdispls, sendtype,
-                  hc_f_f08ts_buf(recvbuf), recvcounts, rdispls, recvtype, comm,
-                  ierr);
+  hc_f_section_t s[2] = {{0}};
+  int ok = 1;
+  ok = ok &&
+       hc_f_section_open(&s[0], "sendbuf", sendbuf, -1, 0, HC_F_SECTION_COPY);
+  ok = ok && hc_f_section_open(&s[1], "recvbuf", recvbuf, -1, 0,
+                               HC_F_SECTION_COPY | HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_alltoallv_(s[0].addr, sendcounts, sdispls, sendtype, s[1].addr,
+                    recvcounts, rdispls, recvtype, comm, ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Alltoallv", HC_MPI_BIND_COMM, *comm, ierr);
 }
 #pragma weak mpi_alltoallv_f08ts_ = pmpi_alltoallv_f08ts_
 #pragma weak pmpir_alltoallv_f08ts_ = pmpi_alltoallv_f08ts_
@@ -724,13 +910,22 @@ void pmpi_alltoallv_f08ts_large_(hc_f_gfc_desc_t *sendbuf,
                                  MPI_Count *recvcounts, MPI_Aint *rdispls,
                                  MPI_Fint *recvtype, MPI_Fint *comm,
                                  MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Alltoallv_c", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(sendbuf) && hc_f_f08ts_contiguous(recvbuf)) {
+    pmpi_alltoallv_c_(hc_f_f08ts_buf(sendbuf), sendcounts, sdispls, sendtype,
+                      hc_f_f08ts_buf(recvbuf), recvcounts, rdispls, recvtype,
+                      comm, ierr);
     return;
   }
-  pmpi_alltoallv_c_(hc_f_f08ts_buf(sendbuf), sendcounts, sdispls, sendtype,
-                    hc_f_f08ts_buf(recvbuf), recvcounts, rdispls, recvtype,
-                    comm, ierr);
+  hc_f_section_t s[2] = {{0}};
+  int ok = 1;
+  ok = ok &&
+       hc_f_section_open(&s[0], "sendbuf", sendbuf, -1, 0, HC_F_SECTION_COPY);
+  ok = ok && hc_f_section_open(&s[1], "recvbuf", recvbuf, -1, 0,
+                               HC_F_SECTION_COPY | HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_alltoallv_c_(s[0].addr, sendcounts, sdispls, sendtype, s[1].addr,
+                      recvcounts, rdispls, recvtype, comm, ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Alltoallv_c", HC_MPI_BIND_COMM, *comm, ierr);
 }
 #pragma weak mpi_alltoallv_f08ts_large_ = pmpi_alltoallv_f08ts_large_
 #pragma weak pmpir_alltoallv_f08ts_large_ = pmpi_alltoallv_f08ts_large_
@@ -758,13 +953,23 @@ void pmpi_alltoallv_init_f08ts_(hc_f_gfc_desc_t *sendbuf, MPI_Fint *sendcounts,
                                 MPI_Fint *rdispls, MPI_Fint *recvtype,
                                 MPI_Fint *comm, MPI_Fint *info,
                                 MPI_Fint *request, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Alltoallv_init", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(sendbuf) && hc_f_f08ts_contiguous(recvbuf)) {
+    pmpi_alltoallv_init_(hc_f_f08ts_buf(sendbuf), sendcounts, sdispls, sendtype,
+                         hc_f_f08ts_buf(recvbuf), recvcounts, rdispls, recvtype,
+                         comm, info, request, ierr);
     return;
   }
-  pmpi_alltoallv_init_(hc_f_f08ts_buf(sendbuf), sendcounts, sdispls, sendtype,
-                       hc_f_f08ts_buf(recvbuf), recvcounts, rdispls, recvtype,
-                       comm, info, request, ierr);
+  hc_f_section_t s[2] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "sendbuf", sendbuf, -1, 0, 0);
+  ok = ok &&
+       hc_f_section_open(&s[1], "recvbuf", recvbuf, -1, 0, HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_alltoallv_init_(s[0].addr, sendcounts, sdispls, sendtype, s[1].addr,
+                         recvcounts, rdispls, recvtype, comm, info, request,
+                         ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Alltoallv_init", HC_MPI_BIND_COMM, *comm,
+                    ierr);
 }
 #pragma weak mpi_alltoallv_init_f08ts_ = pmpi_alltoallv_init_f08ts_
 #pragma weak pmpir_alltoallv_init_f08ts_ = pmpi_alltoallv_init_f08ts_
@@ -792,13 +997,23 @@ void pmpi_alltoallv_init_f08ts_large_(
     MPI_Fint *sendtype, hc_f_gfc_desc_t *recvbuf, MPI_Count *recvcounts,
     MPI_Aint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info,
     MPI_Fint *request, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Alltoallv_init_c", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(sendbuf) && hc_f_f08ts_contiguous(recvbuf)) {
+    pmpi_alltoallv_init_c_(hc_f_f08ts_buf(sendbuf), sendcounts, sdispls,
+                           sendtype, hc_f_f08ts_buf(recvbuf), recvcounts,
+                           rdispls, recvtype, comm, info, request, ierr);
     return;
   }
-  pmpi_alltoallv_init_c_(hc_f_f08ts_buf(sendbuf), sendcounts, sdispls, sendtype,
-                         hc_f_f08ts_buf(recvbuf), recvcounts, rdispls, recvtype,
-                         comm, info, request, ierr);
+  hc_f_section_t s[2] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "sendbuf", sendbuf, -1, 0, 0);
+  ok = ok &&
+       hc_f_section_open(&s[1], "recvbuf", recvbuf, -1, 0, HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_alltoallv_init_c_(s[0].addr, sendcounts, sdispls, sendtype, s[1].addr,
+                           recvcounts, rdispls, recvtype, comm, info, request,
+                           ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Alltoallv_init_c", HC_MPI_BIND_COMM, *comm,
+                    ierr);
 }
 #pragma weak mpi_alltoallv_init_f08ts_large_ = pmpi_alltoallv_init_f08ts_large_
 #pragma weak pmpir_alltoallv_init_f08ts_large_ =                               \
@@ -825,13 +1040,22 @@ void pmpi_alltoallw_f08ts_(hc_f_gfc_desc_t *sendbuf, MPI_Fint *sendcounts,
                            hc_f_gfc_desc_t *recvbuf, MPI_Fint *recvcounts,
                            MPI_Fint *rdispls, MPI_Fint *recvtypes,
                            MPI_Fint *comm, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Alltoallw", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(sendbuf) && hc_f_f08ts_contiguous(recvbuf)) {
+    pmpi_alltoallw_(hc_f_f08ts_buf(sendbuf), sendcounts, sdispls, sendtypes,
+                    hc_f_f08ts_buf(recvbuf), recvcounts, rdispls, recvtypes,
+                    comm, ierr);
     return;
   }
-  pmpi_alltoallw_(hc_f_f08ts_buf(sendbuf), sendcounts, sdispls, sendtypes,
-                  hc_f_f08ts_buf(recvbuf), recvcounts, rdispls, recvtypes, comm,
-                  ierr);
+  hc_f_section_t s[2] = {{0}};
+  int ok = 1;
+  ok = ok &&
+       hc_f_section_open(&s[0], "sendbuf", sendbuf, -1, 0, HC_F_SECTION_COPY);
+  ok = ok && hc_f_section_open(&s[1], "recvbuf", recvbuf, -1, 0,
+                               HC_F_SECTION_COPY | HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_alltoallw_(s[0].addr, sendcounts, sdispls, sendtypes, s[1].addr,
+                    recvcounts, rdispls, recvtypes, comm, ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Alltoallw", HC_MPI_BIND_COMM, *comm, ierr);
 }
 #pragma weak mpi_alltoallw_f08ts_ = pmpi_alltoallw_f08ts_
 #pragma weak pmpir_alltoallw_f08ts_ = pmpi_alltoallw_f08ts_
@@ -858,13 +1082,22 @@ void pmpi_alltoallw_f08ts_large_(hc_f_gfc_desc_t *sendbuf,
                                  MPI_Count *recvcounts, MPI_Aint *rdispls,
                                  MPI_Fint *recvtypes, MPI_Fint *comm,
                                  MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Alltoallw_c", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(sendbuf) && hc_f_f08ts_contiguous(recvbuf)) {
+    pmpi_alltoallw_c_(hc_f_f08ts_buf(sendbuf), sendcounts, sdispls, sendtypes,
+                      hc_f_f08ts_buf(recvbuf), recvcounts, rdispls, recvtypes,
+                      comm, ierr);
     return;
   }
-  pmpi_alltoallw_c_(hc_f_f08ts_buf(sendbuf), sendcounts, sdispls, sendtypes,
-                    hc_f_f08ts_buf(recvbuf), recvcounts, rdispls, recvtypes,
-                    comm, ierr);
+  hc_f_section_t s[2] = {{0}};
+  int ok = 1;
+  ok = ok &&
+       hc_f_section_open(&s[0], "sendbuf", sendbuf, -1, 0, HC_F_SECTION_COPY);
+  ok = ok && hc_f_section_open(&s[1], "recvbuf", recvbuf, -1, 0,
+                               HC_F_SECTION_COPY | HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_alltoallw_c_(s[0].addr, sendcounts, sdispls, sendtypes, s[1].addr,
+                      recvcounts, rdispls, recvtypes, comm, ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Alltoallw_c", HC_MPI_BIND_COMM, *comm, ierr);
 }
 #pragma weak mpi_alltoallw_f08ts_large_ = pmpi_alltoallw_f08ts_large_
 #pragma weak pmpir_alltoallw_f08ts_large_ = pmpi_alltoallw_f08ts_large_
@@ -892,13 +1125,23 @@ void pmpi_alltoallw_init_f08ts_(hc_f_gfc_desc_t *sendbuf, MPI_Fint *sendcounts,
                                 MPI_Fint *rdispls, MPI_Fint *recvtypes,
                                 MPI_Fint *comm, MPI_Fint *info,
                                 MPI_Fint *request, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Alltoallw_init", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(sendbuf) && hc_f_f08ts_contiguous(recvbuf)) {
+    pmpi_alltoallw_init_(hc_f_f08ts_buf(sendbuf), sendcounts, sdispls,
+                         sendtypes, hc_f_f08ts_buf(recvbuf), recvcounts,
+                         rdispls, recvtypes, comm, info, request, ierr);
     return;
   }
-  pmpi_alltoallw_init_(hc_f_f08ts_buf(sendbuf), sendcounts, sdispls, sendtypes,
-                       hc_f_f08ts_buf(recvbuf), recvcounts, rdispls, recvtypes,
-                       comm, info, request, ierr);
+  hc_f_section_t s[2] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "sendbuf", sendbuf, -1, 0, 0);
+  ok = ok &&
+       hc_f_section_open(&s[1], "recvbuf", recvbuf, -1, 0, HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_alltoallw_init_(s[0].addr, sendcounts, sdispls, sendtypes, s[1].addr,
+                         recvcounts, rdispls, recvtypes, comm, info, request,
+                         ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Alltoallw_init", HC_MPI_BIND_COMM, *comm,
+                    ierr);
 }
 #pragma weak mpi_alltoallw_init_f08ts_ = pmpi_alltoallw_init_f08ts_
 #pragma weak pmpir_alltoallw_init_f08ts_ = pmpi_alltoallw_init_f08ts_
@@ -926,13 +1169,23 @@ void pmpi_alltoallw_init_f08ts_large_(
     MPI_Fint *sendtypes, hc_f_gfc_desc_t *recvbuf, MPI_Count *recvcounts,
     MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *info,
     MPI_Fint *request, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Alltoallw_init_c", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(sendbuf) && hc_f_f08ts_contiguous(recvbuf)) {
+    pmpi_alltoallw_init_c_(hc_f_f08ts_buf(sendbuf), sendcounts, sdispls,
+                           sendtypes, hc_f_f08ts_buf(recvbuf), recvcounts,
+                           rdispls, recvtypes, comm, info, request, ierr);
     return;
   }
-  pmpi_alltoallw_init_c_(hc_f_f08ts_buf(sendbuf), sendcounts, sdispls,
-                         sendtypes, hc_f_f08ts_buf(recvbuf), recvcounts,
-                         rdispls, recvtypes, comm, info, request, ierr);
+  hc_f_section_t s[2] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "sendbuf", sendbuf, -1, 0, 0);
+  ok = ok &&
+       hc_f_section_open(&s[1], "recvbuf", recvbuf, -1, 0, HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_alltoallw_init_c_(s[0].addr, sendcounts, sdispls, sendtypes, s[1].addr,
+                           recvcounts, rdispls, recvtypes, comm, info, request,
+                           ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Alltoallw_init_c", HC_MPI_BIND_COMM, *comm,
+                    ierr);
 }
 #pragma weak mpi_alltoallw_init_f08ts_large_ = pmpi_alltoallw_init_f08ts_large_
 #pragma weak pmpir_alltoallw_init_f08ts_large_ =                               \
@@ -996,11 +1249,18 @@ void pmpi_bcast_(void *buffer, MPI_Fint *count, MPI_Fint *datatype,
 void pmpi_bcast_f08ts_(hc_f_gfc_desc_t *buffer, MPI_Fint *count,
                        MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm,
                        MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(buffer)) {
-    hc_f_f08ts_refuse("MPI_Bcast", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(buffer)) {
+    pmpi_bcast_(hc_f_f08ts_buf(buffer), count, datatype, root, comm, ierr);
     return;
   }
-  pmpi_bcast_(hc_f_f08ts_buf(buffer), count, datatype, root, comm, ierr);
+  hc_f_section_t s[1] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "buffer", buffer, *count, *datatype,
+                               HC_F_SECTION_COUNTED | HC_F_SECTION_COPY |
+                                   HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_bcast_(s[0].addr, &s[0].count, &s[0].type, root, comm, ierr);
+  hc_f_sections_end(s, 1, ok, "MPI_Bcast", HC_MPI_BIND_COMM, *comm, ierr);
 }
 #pragma weak mpi_bcast_f08ts_ = pmpi_bcast_f08ts_
 #pragma weak pmpir_bcast_f08ts_ = pmpi_bcast_f08ts_
@@ -1020,11 +1280,18 @@ void pmpi_bcast_c_(void *buffer, MPI_Count *count, MPI_Fint *datatype,
 void pmpi_bcast_f08ts_large_(hc_f_gfc_desc_t *buffer, MPI_Count *count,
                              MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm,
                              MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(buffer)) {
-    hc_f_f08ts_refuse("MPI_Bcast_c", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(buffer)) {
+    pmpi_bcast_c_(hc_f_f08ts_buf(buffer), count, datatype, root, comm, ierr);
     return;
   }
-  pmpi_bcast_c_(hc_f_f08ts_buf(buffer), count, datatype, root, comm, ierr);
+  hc_f_section_t s[1] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "buffer", buffer, *count, *datatype,
+                               HC_F_SECTION_COUNTED | HC_F_SECTION_COPY |
+                                   HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_bcast_c_(s[0].addr, &s[0].count_c, &s[0].type, root, comm, ierr);
+  hc_f_sections_end(s, 1, ok, "MPI_Bcast_c", HC_MPI_BIND_COMM, *comm, ierr);
 }
 #pragma weak mpi_bcast_f08ts_large_ = pmpi_bcast_f08ts_large_
 #pragma weak pmpir_bcast_f08ts_large_ = pmpi_bcast_f08ts_large_
@@ -1046,12 +1313,19 @@ void pmpi_bcast_init_(void *buffer, MPI_Fint *count, MPI_Fint *datatype,
 void pmpi_bcast_init_f08ts_(hc_f_gfc_desc_t *buffer, MPI_Fint *count,
                             MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm,
                             MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(buffer)) {
-    hc_f_f08ts_refuse("MPI_Bcast_init", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(buffer)) {
+    pmpi_bcast_init_(hc_f_f08ts_buf(buffer), count, datatype, root, comm, info,
+                     request, ierr);
     return;
   }
-  pmpi_bcast_init_(hc_f_f08ts_buf(buffer), count, datatype, root, comm, info,
-                   request, ierr);
+  hc_f_section_t s[1] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "buffer", buffer, *count, *datatype,
+                               HC_F_SECTION_COUNTED | HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_bcast_init_(s[0].addr, &s[0].count, &s[0].type, root, comm, info,
+                     request, ierr);
+  hc_f_sections_end(s, 1, ok, "MPI_Bcast_init", HC_MPI_BIND_COMM, *comm, ierr);
 }
 #pragma weak mpi_bcast_init_f08ts_ = pmpi_bcast_init_f08ts_
 #pragma weak pmpir_bcast_init_f08ts_ = pmpi_bcast_init_f08ts_
@@ -1074,12 +1348,20 @@ void pmpi_bcast_init_f08ts_large_(hc_f_gfc_desc_t *buffer, MPI_Count *count,
                                   MPI_Fint *datatype, MPI_Fint *root,
                                   MPI_Fint *comm, MPI_Fint *info,
                                   MPI_Fint *request, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(buffer)) {
-    hc_f_f08ts_refuse("MPI_Bcast_init_c", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(buffer)) {
+    pmpi_bcast_init_c_(hc_f_f08ts_buf(buffer), count, datatype, root, comm,
+                       info, request, ierr);
     return;
   }
-  pmpi_bcast_init_c_(hc_f_f08ts_buf(buffer), count, datatype, root, comm, info,
-                     request, ierr);
+  hc_f_section_t s[1] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "buffer", buffer, *count, *datatype,
+                               HC_F_SECTION_COUNTED | HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_bcast_init_c_(s[0].addr, &s[0].count_c, &s[0].type, root, comm, info,
+                       request, ierr);
+  hc_f_sections_end(s, 1, ok, "MPI_Bcast_init_c", HC_MPI_BIND_COMM, *comm,
+                    ierr);
 }
 #pragma weak mpi_bcast_init_f08ts_large_ = pmpi_bcast_init_f08ts_large_
 #pragma weak pmpir_bcast_init_f08ts_large_ = pmpi_bcast_init_f08ts_large_
@@ -1099,11 +1381,17 @@ void pmpi_bsend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest,
 void pmpi_bsend_f08ts_(hc_f_gfc_desc_t *buf, MPI_Fint *count,
                        MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag,
                        MPI_Fint *comm, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_Bsend", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(buf)) {
+    pmpi_bsend_(hc_f_f08ts_buf(buf), count, datatype, dest, tag, comm, ierr);
     return;
   }
-  pmpi_bsend_(hc_f_f08ts_buf(buf), count, datatype, dest, tag, comm, ierr);
+  hc_f_section_t s[1] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "buf", buf, *count, *datatype,
+                               HC_F_SECTION_COUNTED | HC_F_SECTION_COPY);
+  if (ok)
+    pmpi_bsend_(s[0].addr, &s[0].count, &s[0].type, dest, tag, comm, ierr);
+  hc_f_sections_end(s, 1, ok, "MPI_Bsend", HC_MPI_BIND_COMM, *comm, ierr);
 }
 #pragma weak mpi_bsend_f08ts_ = pmpi_bsend_f08ts_
 #pragma weak pmpir_bsend_f08ts_ = pmpi_bsend_f08ts_
@@ -1124,11 +1412,17 @@ void pmpi_bsend_c_(void *buf, MPI_Count *count, MPI_Fint *datatype,
 void pmpi_bsend_f08ts_large_(hc_f_gfc_desc_t *buf, MPI_Count *count,
                              MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag,
                              MPI_Fint *comm, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_Bsend_c", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(buf)) {
+    pmpi_bsend_c_(hc_f_f08ts_buf(buf), count, datatype, dest, tag, comm, ierr);
     return;
   }
-  pmpi_bsend_c_(hc_f_f08ts_buf(buf), count, datatype, dest, tag, comm, ierr);
+  hc_f_section_t s[1] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "buf", buf, *count, *datatype,
+                               HC_F_SECTION_COUNTED | HC_F_SECTION_COPY);
+  if (ok)
+    pmpi_bsend_c_(s[0].addr, &s[0].count_c, &s[0].type, dest, tag, comm, ierr);
+  hc_f_sections_end(s, 1, ok, "MPI_Bsend_c", HC_MPI_BIND_COMM, *comm, ierr);
 }
 #pragma weak mpi_bsend_f08ts_large_ = pmpi_bsend_f08ts_large_
 #pragma weak pmpir_bsend_f08ts_large_ = pmpi_bsend_f08ts_large_
@@ -1150,12 +1444,19 @@ void pmpi_bsend_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
 void pmpi_bsend_init_f08ts_(hc_f_gfc_desc_t *buf, MPI_Fint *count,
                             MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag,
                             MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_Bsend_init", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(buf)) {
+    pmpi_bsend_init_(hc_f_f08ts_buf(buf), count, datatype, dest, tag, comm,
+                     request, ierr);
     return;
   }
-  pmpi_bsend_init_(hc_f_f08ts_buf(buf), count, datatype, dest, tag, comm,
-                   request, ierr);
+  hc_f_section_t s[1] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "buf", buf, *count, *datatype,
+                               HC_F_SECTION_COUNTED);
+  if (ok)
+    pmpi_bsend_init_(s[0].addr, &s[0].count, &s[0].type, dest, tag, comm,
+                     request, ierr);
+  hc_f_sections_end(s, 1, ok, "MPI_Bsend_init", HC_MPI_BIND_COMM, *comm, ierr);
 }
 #pragma weak mpi_bsend_init_f08ts_ = pmpi_bsend_init_f08ts_
 #pragma weak pmpir_bsend_init_f08ts_ = pmpi_bsend_init_f08ts_
@@ -1178,12 +1479,20 @@ void pmpi_bsend_init_f08ts_large_(hc_f_gfc_desc_t *buf, MPI_Count *count,
                                   MPI_Fint *datatype, MPI_Fint *dest,
                                   MPI_Fint *tag, MPI_Fint *comm,
                                   MPI_Fint *request, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_Bsend_init_c", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(buf)) {
+    pmpi_bsend_init_c_(hc_f_f08ts_buf(buf), count, datatype, dest, tag, comm,
+                       request, ierr);
     return;
   }
-  pmpi_bsend_init_c_(hc_f_f08ts_buf(buf), count, datatype, dest, tag, comm,
-                     request, ierr);
+  hc_f_section_t s[1] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "buf", buf, *count, *datatype,
+                               HC_F_SECTION_COUNTED);
+  if (ok)
+    pmpi_bsend_init_c_(s[0].addr, &s[0].count_c, &s[0].type, dest, tag, comm,
+                       request, ierr);
+  hc_f_sections_end(s, 1, ok, "MPI_Bsend_init_c", HC_MPI_BIND_COMM, *comm,
+                    ierr);
 }
 #pragma weak mpi_bsend_init_f08ts_large_ = pmpi_bsend_init_f08ts_large_
 #pragma weak pmpir_bsend_init_f08ts_large_ = pmpi_bsend_init_f08ts_large_
@@ -1201,11 +1510,18 @@ void pmpi_buffer_attach_(void *buffer, MPI_Fint *size, MPI_Fint *ierr) {
 #pragma weak PMPI_BUFFER_ATTACH = pmpi_buffer_attach_
 void pmpi_buffer_attach_f08ts_(hc_f_gfc_desc_t *buffer, MPI_Fint *size,
                                MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(buffer)) {
-    hc_f_f08ts_refuse("MPI_Buffer_attach", HC_MPI_BIND_NONE, 0, ierr);
+  if (hc_f_f08ts_contiguous(buffer)) {
+    pmpi_buffer_attach_(hc_f_f08ts_buf(buffer), size, ierr);
     return;
   }
-  pmpi_buffer_attach_(hc_f_f08ts_buf(buffer), size, ierr);
+  hc_f_section_t s[1] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "buffer", buffer, -1, 0,
+                               HC_F_SECTION_WHOLE | HC_F_SECTION_COPY |
+                                   HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_buffer_attach_(s[0].addr, size, ierr);
+  hc_f_sections_end(s, 1, ok, "MPI_Buffer_attach", HC_MPI_BIND_NONE, 0, ierr);
 }
 #pragma weak mpi_buffer_attach_f08ts_ = pmpi_buffer_attach_f08ts_
 #pragma weak pmpir_buffer_attach_f08ts_ = pmpi_buffer_attach_f08ts_
@@ -1223,11 +1539,18 @@ void pmpi_buffer_attach_c_(void *buffer, MPI_Count *size, MPI_Fint *ierr) {
 #pragma weak PMPI_BUFFER_ATTACH_C = pmpi_buffer_attach_c_
 void pmpi_buffer_attach_f08ts_large_(hc_f_gfc_desc_t *buffer, MPI_Count *size,
                                      MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(buffer)) {
-    hc_f_f08ts_refuse("MPI_Buffer_attach_c", HC_MPI_BIND_NONE, 0, ierr);
+  if (hc_f_f08ts_contiguous(buffer)) {
+    pmpi_buffer_attach_c_(hc_f_f08ts_buf(buffer), size, ierr);
     return;
   }
-  pmpi_buffer_attach_c_(hc_f_f08ts_buf(buffer), size, ierr);
+  hc_f_section_t s[1] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "buffer", buffer, -1, 0,
+                               HC_F_SECTION_WHOLE | HC_F_SECTION_COPY |
+                                   HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_buffer_attach_c_(s[0].addr, size, ierr);
+  hc_f_sections_end(s, 1, ok, "MPI_Buffer_attach_c", HC_MPI_BIND_NONE, 0, ierr);
 }
 #pragma weak mpi_buffer_attach_f08ts_large_ = pmpi_buffer_attach_f08ts_large_
 #pragma weak pmpir_buffer_attach_f08ts_large_ = pmpi_buffer_attach_f08ts_large_
@@ -1973,16 +2296,27 @@ void pmpi_compare_and_swap_f08ts_(hc_f_gfc_desc_t *origin_addr,
                                   MPI_Fint *datatype, MPI_Fint *target_rank,
                                   MPI_Aint *target_disp, MPI_Fint *win,
                                   MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(origin_addr) ||
-      !hc_f_f08ts_contiguous(compare_addr) ||
-      !hc_f_f08ts_contiguous(result_addr)) {
-    hc_f_f08ts_refuse("MPI_Compare_and_swap", HC_MPI_BIND_WIN, *win, ierr);
+  if (hc_f_f08ts_contiguous(origin_addr) &&
+      hc_f_f08ts_contiguous(compare_addr) &&
+      hc_f_f08ts_contiguous(result_addr)) {
+    pmpi_compare_and_swap_(hc_f_f08ts_buf(origin_addr),
+                           hc_f_f08ts_buf(compare_addr),
+                           hc_f_f08ts_buf(result_addr), datatype, target_rank,
+                           target_disp, win, ierr);
     return;
   }
-  pmpi_compare_and_swap_(hc_f_f08ts_buf(origin_addr),
-                         hc_f_f08ts_buf(compare_addr),
-                         hc_f_f08ts_buf(result_addr), datatype, target_rank,
-                         target_disp, win, ierr);
+  hc_f_section_t s[3] = {{0}};
+  hc_f_gfc_desc_t *const descs[] = {origin_addr, compare_addr, result_addr};
+  static const char *const names[] = {"origin_addr", "compare_addr",
+                                      "result_addr"};
+  static const int how[] = {HC_F_SECTION_COUNTED, HC_F_SECTION_COUNTED,
+                            HC_F_SECTION_COUNTED | HC_F_SECTION_OUT};
+  int ok = hc_f_section_open_shared(s, 3, names, descs, how, 1, *datatype);
+  if (ok)
+    pmpi_compare_and_swap_(s[0].addr, s[1].addr, s[2].addr, &s[0].type,
+                           target_rank, target_disp, win, ierr);
+  hc_f_sections_end(s, 3, ok, "MPI_Compare_and_swap", HC_MPI_BIND_WIN, *win,
+                    ierr);
 }
 #pragma weak mpi_compare_and_swap_f08ts_ = pmpi_compare_and_swap_f08ts_
 #pragma weak pmpir_compare_and_swap_f08ts_ = pmpi_compare_and_swap_f08ts_
@@ -2219,12 +2553,21 @@ void pmpi_exscan_(void *sendbuf, void *recvbuf, MPI_Fint *count,
 void pmpi_exscan_f08ts_(hc_f_gfc_desc_t *sendbuf, hc_f_gfc_desc_t *recvbuf,
                         MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op,
                         MPI_Fint *comm, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Exscan", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(sendbuf) && hc_f_f08ts_contiguous(recvbuf)) {
+    pmpi_exscan_(hc_f_f08ts_buf(sendbuf), hc_f_f08ts_buf(recvbuf), count,
+                 datatype, op, comm, ierr);
     return;
   }
-  pmpi_exscan_(hc_f_f08ts_buf(sendbuf), hc_f_f08ts_buf(recvbuf), count,
-               datatype, op, comm, ierr);
+  hc_f_section_t s[2] = {{0}};
+  hc_f_gfc_desc_t *const descs[] = {sendbuf, recvbuf};
+  static const char *const names[] = {"sendbuf", "recvbuf"};
+  static const int how[] = {HC_F_SECTION_COUNTED | HC_F_SECTION_COPY,
+                            HC_F_SECTION_COUNTED | HC_F_SECTION_COPY |
+                                HC_F_SECTION_OUT};
+  int ok = hc_f_section_open_shared(s, 2, names, descs, how, *count, *datatype);
+  if (ok)
+    pmpi_exscan_(s[0].addr, s[1].addr, &s[0].count, &s[0].type, op, comm, ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Exscan", HC_MPI_BIND_COMM, *comm, ierr);
 }
 #pragma weak mpi_exscan_f08ts_ = pmpi_exscan_f08ts_
 #pragma weak pmpir_exscan_f08ts_ = pmpi_exscan_f08ts_
@@ -2247,12 +2590,22 @@ void pmpi_exscan_f08ts_large_(hc_f_gfc_desc_t *sendbuf,
                               hc_f_gfc_desc_t *recvbuf, MPI_Count *count,
                               MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm,
                               MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Exscan_c", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(sendbuf) && hc_f_f08ts_contiguous(recvbuf)) {
+    pmpi_exscan_c_(hc_f_f08ts_buf(sendbuf), hc_f_f08ts_buf(recvbuf), count,
+                   datatype, op, comm, ierr);
     return;
   }
-  pmpi_exscan_c_(hc_f_f08ts_buf(sendbuf), hc_f_f08ts_buf(recvbuf), count,
-                 datatype, op, comm, ierr);
+  hc_f_section_t s[2] = {{0}};
+  hc_f_gfc_desc_t *const descs[] = {sendbuf, recvbuf};
+  static const char *const names[] = {"sendbuf", "recvbuf"};
+  static const int how[] = {HC_F_SECTION_COUNTED | HC_F_SECTION_COPY,
+                            HC_F_SECTION_COUNTED | HC_F_SECTION_COPY |
+                                HC_F_SECTION_OUT};
+  int ok = hc_f_section_open_shared(s, 2, names, descs, how, *count, *datatype);
+  if (ok)
+    pmpi_exscan_c_(s[0].addr, s[1].addr, &s[0].count_c, &s[0].type, op, comm,
+                   ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Exscan_c", HC_MPI_BIND_COMM, *comm, ierr);
 }
 #pragma weak mpi_exscan_f08ts_large_ = pmpi_exscan_f08ts_large_
 #pragma weak pmpir_exscan_f08ts_large_ = pmpi_exscan_f08ts_large_
@@ -2275,12 +2628,21 @@ void pmpi_exscan_init_f08ts_(hc_f_gfc_desc_t *sendbuf, hc_f_gfc_desc_t *recvbuf,
                              MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op,
                              MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request,
                              MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Exscan_init", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(sendbuf) && hc_f_f08ts_contiguous(recvbuf)) {
+    pmpi_exscan_init_(hc_f_f08ts_buf(sendbuf), hc_f_f08ts_buf(recvbuf), count,
+                      datatype, op, comm, info, request, ierr);
     return;
   }
-  pmpi_exscan_init_(hc_f_f08ts_buf(sendbuf), hc_f_f08ts_buf(recvbuf), count,
-                    datatype, op, comm, info, request, ierr);
+  hc_f_section_t s[2] = {{0}};
+  hc_f_gfc_desc_t *const descs[] = {sendbuf, recvbuf};
+  static const char *const names[] = {"sendbuf", "recvbuf"};
+  static const int how[] = {HC_F_SECTION_COUNTED,
+                            HC_F_SECTION_COUNTED | HC_F_SECTION_OUT};
+  int ok = hc_f_section_open_shared(s, 2, names, descs, how, *count, *datatype);
+  if (ok)
+    pmpi_exscan_init_(s[0].addr, s[1].addr, &s[0].count, &s[0].type, op, comm,
+                      info, request, ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Exscan_init", HC_MPI_BIND_COMM, *comm, ierr);
 }
 #pragma weak mpi_exscan_init_f08ts_ = pmpi_exscan_init_f08ts_
 #pragma weak pmpir_exscan_init_f08ts_ = pmpi_exscan_init_f08ts_
@@ -2304,12 +2666,22 @@ void pmpi_exscan_init_f08ts_large_(hc_f_gfc_desc_t *sendbuf,
                                    MPI_Fint *datatype, MPI_Fint *op,
                                    MPI_Fint *comm, MPI_Fint *info,
                                    MPI_Fint *request, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Exscan_init_c", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(sendbuf) && hc_f_f08ts_contiguous(recvbuf)) {
+    pmpi_exscan_init_c_(hc_f_f08ts_buf(sendbuf), hc_f_f08ts_buf(recvbuf), count,
+                        datatype, op, comm, info, request, ierr);
     return;
   }
-  pmpi_exscan_init_c_(hc_f_f08ts_buf(sendbuf), hc_f_f08ts_buf(recvbuf), count,
-                      datatype, op, comm, info, request, ierr);
+  hc_f_section_t s[2] = {{0}};
+  hc_f_gfc_desc_t *const descs[] = {sendbuf, recvbuf};
+  static const char *const names[] = {"sendbuf", "recvbuf"};
+  static const int how[] = {HC_F_SECTION_COUNTED,
+                            HC_F_SECTION_COUNTED | HC_F_SECTION_OUT};
+  int ok = hc_f_section_open_shared(s, 2, names, descs, how, *count, *datatype);
+  if (ok)
+    pmpi_exscan_init_c_(s[0].addr, s[1].addr, &s[0].count_c, &s[0].type, op,
+                        comm, info, request, ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Exscan_init_c", HC_MPI_BIND_COMM, *comm,
+                    ierr);
 }
 #pragma weak mpi_exscan_init_f08ts_large_ = pmpi_exscan_init_f08ts_large_
 #pragma weak pmpir_exscan_init_f08ts_large_ = pmpi_exscan_init_f08ts_large_
@@ -2333,13 +2705,22 @@ void pmpi_fetch_and_op_f08ts_(hc_f_gfc_desc_t *origin_addr,
                               hc_f_gfc_desc_t *result_addr, MPI_Fint *datatype,
                               MPI_Fint *target_rank, MPI_Aint *target_disp,
                               MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(origin_addr) ||
-      !hc_f_f08ts_contiguous(result_addr)) {
-    hc_f_f08ts_refuse("MPI_Fetch_and_op", HC_MPI_BIND_WIN, *win, ierr);
+  if (hc_f_f08ts_contiguous(origin_addr) &&
+      hc_f_f08ts_contiguous(result_addr)) {
+    pmpi_fetch_and_op_(hc_f_f08ts_buf(origin_addr), hc_f_f08ts_buf(result_addr),
+                       datatype, target_rank, target_disp, op, win, ierr);
     return;
   }
-  pmpi_fetch_and_op_(hc_f_f08ts_buf(origin_addr), hc_f_f08ts_buf(result_addr),
-                     datatype, target_rank, target_disp, op, win, ierr);
+  hc_f_section_t s[2] = {{0}};
+  hc_f_gfc_desc_t *const descs[] = {origin_addr, result_addr};
+  static const char *const names[] = {"origin_addr", "result_addr"};
+  static const int how[] = {HC_F_SECTION_COUNTED,
+                            HC_F_SECTION_COUNTED | HC_F_SECTION_OUT};
+  int ok = hc_f_section_open_shared(s, 2, names, descs, how, 1, *datatype);
+  if (ok)
+    pmpi_fetch_and_op_(s[0].addr, s[1].addr, &s[0].type, target_rank,
+                       target_disp, op, win, ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Fetch_and_op", HC_MPI_BIND_WIN, *win, ierr);
 }
 #pragma weak mpi_fetch_and_op_f08ts_ = pmpi_fetch_and_op_f08ts_
 #pragma weak pmpir_fetch_and_op_f08ts_ = pmpi_fetch_and_op_f08ts_
@@ -2624,11 +3005,17 @@ void pmpi_file_iread_(MPI_Fint *fh, void *buf, MPI_Fint *count,
 void pmpi_file_iread_f08ts_(MPI_Fint *fh, hc_f_gfc_desc_t *buf, MPI_Fint *count,
                             MPI_Fint *datatype, MPI_Fint *request,
                             MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_File_iread", HC_MPI_BIND_FILE, *fh, ierr);
+  if (hc_f_f08ts_contiguous(buf)) {
+    pmpi_file_iread_(fh, hc_f_f08ts_buf(buf), count, datatype, request, ierr);
     return;
   }
-  pmpi_file_iread_(fh, hc_f_f08ts_buf(buf), count, datatype, request, ierr);
+  hc_f_section_t s[1] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "buf", buf, *count, *datatype,
+                               HC_F_SECTION_COUNTED | HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_file_iread_(fh, s[0].addr, &s[0].count, &s[0].type, request, ierr);
+  hc_f_sections_end(s, 1, ok, "MPI_File_iread", HC_MPI_BIND_FILE, *fh, ierr);
 }
 #pragma weak mpi_file_iread_f08ts_ = pmpi_file_iread_f08ts_
 #pragma weak pmpir_file_iread_f08ts_ = pmpi_file_iread_f08ts_
@@ -2650,11 +3037,19 @@ void pmpi_file_iread_all_(MPI_Fint *fh, void *buf, MPI_Fint *count,
 void pmpi_file_iread_all_f08ts_(MPI_Fint *fh, hc_f_gfc_desc_t *buf,
                                 MPI_Fint *count, MPI_Fint *datatype,
                                 MPI_Fint *request, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_File_iread_all", HC_MPI_BIND_FILE, *fh, ierr);
+  if (hc_f_f08ts_contiguous(buf)) {
+    pmpi_file_iread_all_(fh, hc_f_f08ts_buf(buf), count, datatype, request,
+                         ierr);
     return;
   }
-  pmpi_file_iread_all_(fh, hc_f_f08ts_buf(buf), count, datatype, request, ierr);
+  hc_f_section_t s[1] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "buf", buf, *count, *datatype,
+                               HC_F_SECTION_COUNTED | HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_file_iread_all_(fh, s[0].addr, &s[0].count, &s[0].type, request, ierr);
+  hc_f_sections_end(s, 1, ok, "MPI_File_iread_all", HC_MPI_BIND_FILE, *fh,
+                    ierr);
 }
 #pragma weak mpi_file_iread_all_f08ts_ = pmpi_file_iread_all_f08ts_
 #pragma weak pmpir_file_iread_all_f08ts_ = pmpi_file_iread_all_f08ts_
@@ -2676,12 +3071,20 @@ void pmpi_file_iread_all_c_(MPI_Fint *fh, void *buf, MPI_Count *count,
 void pmpi_file_iread_all_f08ts_large_(MPI_Fint *fh, hc_f_gfc_desc_t *buf,
                                       MPI_Count *count, MPI_Fint *datatype,
                                       MPI_Fint *request, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_File_iread_all_c", HC_MPI_BIND_FILE, *fh, ierr);
+  if (hc_f_f08ts_contiguous(buf)) {
+    pmpi_file_iread_all_c_(fh, hc_f_f08ts_buf(buf), count, datatype, request,
+                           ierr);
     return;
   }
-  pmpi_file_iread_all_c_(fh, hc_f_f08ts_buf(buf), count, datatype, request,
-                         ierr);
+  hc_f_section_t s[1] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "buf", buf, *count, *datatype,
+                               HC_F_SECTION_COUNTED | HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_file_iread_all_c_(fh, s[0].addr, &s[0].count_c, &s[0].type, request,
+                           ierr);
+  hc_f_sections_end(s, 1, ok, "MPI_File_iread_all_c", HC_MPI_BIND_FILE, *fh,
+                    ierr);
 }
 #pragma weak mpi_file_iread_all_f08ts_large_ = pmpi_file_iread_all_f08ts_large_
 #pragma weak pmpir_file_iread_all_f08ts_large_ =                               \
@@ -2705,12 +3108,19 @@ void pmpi_file_iread_at_f08ts_(MPI_Fint *fh, MPI_Offset *offset,
                                hc_f_gfc_desc_t *buf, MPI_Fint *count,
                                MPI_Fint *datatype, MPI_Fint *request,
                                MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_File_iread_at", HC_MPI_BIND_FILE, *fh, ierr);
+  if (hc_f_f08ts_contiguous(buf)) {
+    pmpi_file_iread_at_(fh, offset, hc_f_f08ts_buf(buf), count, datatype,
+                        request, ierr);
     return;
   }
-  pmpi_file_iread_at_(fh, offset, hc_f_f08ts_buf(buf), count, datatype, request,
-                      ierr);
+  hc_f_section_t s[1] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "buf", buf, *count, *datatype,
+                               HC_F_SECTION_COUNTED | HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_file_iread_at_(fh, offset, s[0].addr, &s[0].count, &s[0].type, request,
+                        ierr);
+  hc_f_sections_end(s, 1, ok, "MPI_File_iread_at", HC_MPI_BIND_FILE, *fh, ierr);
 }
 #pragma weak mpi_file_iread_at_f08ts_ = pmpi_file_iread_at_f08ts_
 #pragma weak pmpir_file_iread_at_f08ts_ = pmpi_file_iread_at_f08ts_
@@ -2733,12 +3143,20 @@ void pmpi_file_iread_at_all_f08ts_(MPI_Fint *fh, MPI_Offset *offset,
                                    hc_f_gfc_desc_t *buf, MPI_Fint *count,
                                    MPI_Fint *datatype, MPI_Fint *request,
                                    MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_File_iread_at_all", HC_MPI_BIND_FILE, *fh, ierr);
+  if (hc_f_f08ts_contiguous(buf)) {
+    pmpi_file_iread_at_all_(fh, offset, hc_f_f08ts_buf(buf), count, datatype,
+                            request, ierr);
     return;
   }
-  pmpi_file_iread_at_all_(fh, offset, hc_f_f08ts_buf(buf), count, datatype,
-                          request, ierr);
+  hc_f_section_t s[1] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "buf", buf, *count, *datatype,
+                               HC_F_SECTION_COUNTED | HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_file_iread_at_all_(fh, offset, s[0].addr, &s[0].count, &s[0].type,
+                            request, ierr);
+  hc_f_sections_end(s, 1, ok, "MPI_File_iread_at_all", HC_MPI_BIND_FILE, *fh,
+                    ierr);
 }
 #pragma weak mpi_file_iread_at_all_f08ts_ = pmpi_file_iread_at_all_f08ts_
 #pragma weak pmpir_file_iread_at_all_f08ts_ = pmpi_file_iread_at_all_f08ts_
@@ -2761,12 +3179,20 @@ void pmpi_file_iread_at_all_f08ts_large_(MPI_Fint *fh, MPI_Offset *offset,
                                          hc_f_gfc_desc_t *buf, MPI_Count *count,
                                          MPI_Fint *datatype, MPI_Fint *request,
                                          MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_File_iread_at_all_c", HC_MPI_BIND_FILE, *fh, ierr);
+  if (hc_f_f08ts_contiguous(buf)) {
+    pmpi_file_iread_at_all_c_(fh, offset, hc_f_f08ts_buf(buf), count, datatype,
+                              request, ierr);
     return;
   }
-  pmpi_file_iread_at_all_c_(fh, offset, hc_f_f08ts_buf(buf), count, datatype,
-                            request, ierr);
+  hc_f_section_t s[1] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "buf", buf, *count, *datatype,
+                               HC_F_SECTION_COUNTED | HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_file_iread_at_all_c_(fh, offset, s[0].addr, &s[0].count_c, &s[0].type,
+                              request, ierr);
+  hc_f_sections_end(s, 1, ok, "MPI_File_iread_at_all_c", HC_MPI_BIND_FILE, *fh,
+                    ierr);
 }
 #pragma weak mpi_file_iread_at_all_f08ts_large_ =                              \
     pmpi_file_iread_at_all_f08ts_large_
@@ -2791,12 +3217,20 @@ void pmpi_file_iread_at_f08ts_large_(MPI_Fint *fh, MPI_Offset *offset,
                                      hc_f_gfc_desc_t *buf, MPI_Count *count,
                                      MPI_Fint *datatype, MPI_Fint *request,
                                      MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_File_iread_at_c", HC_MPI_BIND_FILE, *fh, ierr);
+  if (hc_f_f08ts_contiguous(buf)) {
+    pmpi_file_iread_at_c_(fh, offset, hc_f_f08ts_buf(buf), count, datatype,
+                          request, ierr);
     return;
   }
-  pmpi_file_iread_at_c_(fh, offset, hc_f_f08ts_buf(buf), count, datatype,
-                        request, ierr);
+  hc_f_section_t s[1] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "buf", buf, *count, *datatype,
+                               HC_F_SECTION_COUNTED | HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_file_iread_at_c_(fh, offset, s[0].addr, &s[0].count_c, &s[0].type,
+                          request, ierr);
+  hc_f_sections_end(s, 1, ok, "MPI_File_iread_at_c", HC_MPI_BIND_FILE, *fh,
+                    ierr);
 }
 #pragma weak mpi_file_iread_at_f08ts_large_ = pmpi_file_iread_at_f08ts_large_
 #pragma weak pmpir_file_iread_at_f08ts_large_ = pmpi_file_iread_at_f08ts_large_
@@ -2817,11 +3251,17 @@ void pmpi_file_iread_c_(MPI_Fint *fh, void *buf, MPI_Count *count,
 void pmpi_file_iread_f08ts_large_(MPI_Fint *fh, hc_f_gfc_desc_t *buf,
                                   MPI_Count *count, MPI_Fint *datatype,
                                   MPI_Fint *request, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_File_iread_c", HC_MPI_BIND_FILE, *fh, ierr);
+  if (hc_f_f08ts_contiguous(buf)) {
+    pmpi_file_iread_c_(fh, hc_f_f08ts_buf(buf), count, datatype, request, ierr);
     return;
   }
-  pmpi_file_iread_c_(fh, hc_f_f08ts_buf(buf), count, datatype, request, ierr);
+  hc_f_section_t s[1] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "buf", buf, *count, *datatype,
+                               HC_F_SECTION_COUNTED | HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_file_iread_c_(fh, s[0].addr, &s[0].count_c, &s[0].type, request, ierr);
+  hc_f_sections_end(s, 1, ok, "MPI_File_iread_c", HC_MPI_BIND_FILE, *fh, ierr);
 }
 #pragma weak mpi_file_iread_f08ts_large_ = pmpi_file_iread_f08ts_large_
 #pragma weak pmpir_file_iread_f08ts_large_ = pmpi_file_iread_f08ts_large_
@@ -2843,12 +3283,20 @@ void pmpi_file_iread_shared_(MPI_Fint *fh, void *buf, MPI_Fint *count,
 void pmpi_file_iread_shared_f08ts_(MPI_Fint *fh, hc_f_gfc_desc_t *buf,
                                    MPI_Fint *count, MPI_Fint *datatype,
                                    MPI_Fint *request, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_File_iread_shared", HC_MPI_BIND_FILE, *fh, ierr);
+  if (hc_f_f08ts_contiguous(buf)) {
+    pmpi_file_iread_shared_(fh, hc_f_f08ts_buf(buf), count, datatype, request,
+                            ierr);
     return;
   }
-  pmpi_file_iread_shared_(fh, hc_f_f08ts_buf(buf), count, datatype, request,
-                          ierr);
+  hc_f_section_t s[1] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "buf", buf, *count, *datatype,
+                               HC_F_SECTION_COUNTED | HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_file_iread_shared_(fh, s[0].addr, &s[0].count, &s[0].type, request,
+                            ierr);
+  hc_f_sections_end(s, 1, ok, "MPI_File_iread_shared", HC_MPI_BIND_FILE, *fh,
+                    ierr);
 }
 #pragma weak mpi_file_iread_shared_f08ts_ = pmpi_file_iread_shared_f08ts_
 #pragma weak pmpir_file_iread_shared_f08ts_ = pmpi_file_iread_shared_f08ts_
@@ -2870,12 +3318,20 @@ void pmpi_file_iread_shared_c_(MPI_Fint *fh, void *buf, MPI_Count *count,
 void pmpi_file_iread_shared_f08ts_large_(MPI_Fint *fh, hc_f_gfc_desc_t *buf,
                                          MPI_Count *count, MPI_Fint *datatype,
                                          MPI_Fint *request, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_File_iread_shared_c", HC_MPI_BIND_FILE, *fh, ierr);
+  if (hc_f_f08ts_contiguous(buf)) {
+    pmpi_file_iread_shared_c_(fh, hc_f_f08ts_buf(buf), count, datatype, request,
+                              ierr);
     return;
   }
-  pmpi_file_iread_shared_c_(fh, hc_f_f08ts_buf(buf), count, datatype, request,
-                            ierr);
+  hc_f_section_t s[1] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "buf", buf, *count, *datatype,
+                               HC_F_SECTION_COUNTED | HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_file_iread_shared_c_(fh, s[0].addr, &s[0].count_c, &s[0].type, request,
+                              ierr);
+  hc_f_sections_end(s, 1, ok, "MPI_File_iread_shared_c", HC_MPI_BIND_FILE, *fh,
+                    ierr);
 }
 #pragma weak mpi_file_iread_shared_f08ts_large_ =                              \
     pmpi_file_iread_shared_f08ts_large_
@@ -2898,11 +3354,17 @@ void pmpi_file_iwrite_(MPI_Fint *fh, void *buf, MPI_Fint *count,
 void pmpi_file_iwrite_f08ts_(MPI_Fint *fh, hc_f_gfc_desc_t *buf,
                              MPI_Fint *count, MPI_Fint *datatype,
                              MPI_Fint *request, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_File_iwrite", HC_MPI_BIND_FILE, *fh, ierr);
+  if (hc_f_f08ts_contiguous(buf)) {
+    pmpi_file_iwrite_(fh, hc_f_f08ts_buf(buf), count, datatype, request, ierr);
     return;
   }
-  pmpi_file_iwrite_(fh, hc_f_f08ts_buf(buf), count, datatype, request, ierr);
+  hc_f_section_t s[1] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "buf", buf, *count, *datatype,
+                               HC_F_SECTION_COUNTED);
+  if (ok)
+    pmpi_file_iwrite_(fh, s[0].addr, &s[0].count, &s[0].type, request, ierr);
+  hc_f_sections_end(s, 1, ok, "MPI_File_iwrite", HC_MPI_BIND_FILE, *fh, ierr);
 }
 #pragma weak mpi_file_iwrite_f08ts_ = pmpi_file_iwrite_f08ts_
 #pragma weak pmpir_file_iwrite_f08ts_ = pmpi_file_iwrite_f08ts_
@@ -2924,12 +3386,20 @@ void pmpi_file_iwrite_all_(MPI_Fint *fh, void *buf, MPI_Fint *count,
 void pmpi_file_iwrite_all_f08ts_(MPI_Fint *fh, hc_f_gfc_desc_t *buf,
                                  MPI_Fint *count, MPI_Fint *datatype,
                                  MPI_Fint *request, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_File_iwrite_all", HC_MPI_BIND_FILE, *fh, ierr);
+  if (hc_f_f08ts_contiguous(buf)) {
+    pmpi_file_iwrite_all_(fh, hc_f_f08ts_buf(buf), count, datatype, request,
+                          ierr);
     return;
   }
-  pmpi_file_iwrite_all_(fh, hc_f_f08ts_buf(buf), count, datatype, request,
-                        ierr);
+  hc_f_section_t s[1] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "buf", buf, *count, *datatype,
+                               HC_F_SECTION_COUNTED);
+  if (ok)
+    pmpi_file_iwrite_all_(fh, s[0].addr, &s[0].count, &s[0].type, request,
+                          ierr);
+  hc_f_sections_end(s, 1, ok, "MPI_File_iwrite_all", HC_MPI_BIND_FILE, *fh,
+                    ierr);
 }
 #pragma weak mpi_file_iwrite_all_f08ts_ = pmpi_file_iwrite_all_f08ts_
 #pragma weak pmpir_file_iwrite_all_f08ts_ = pmpi_file_iwrite_all_f08ts_
@@ -2951,12 +3421,20 @@ void pmpi_file_iwrite_all_c_(MPI_Fint *fh, void *buf, MPI_Count *count,
 void pmpi_file_iwrite_all_f08ts_large_(MPI_Fint *fh, hc_f_gfc_desc_t *buf,
                                        MPI_Count *count, MPI_Fint *datatype,
                                        MPI_Fint *request, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_File_iwrite_all_c", HC_MPI_BIND_FILE, *fh, ierr);
+  if (hc_f_f08ts_contiguous(buf)) {
+    pmpi_file_iwrite_all_c_(fh, hc_f_f08ts_buf(buf), count, datatype, request,
+                            ierr);
     return;
   }
-  pmpi_file_iwrite_all_c_(fh, hc_f_f08ts_buf(buf), count, datatype, request,
-                          ierr);
+  hc_f_section_t s[1] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "buf", buf, *count, *datatype,
+                               HC_F_SECTION_COUNTED);
+  if (ok)
+    pmpi_file_iwrite_all_c_(fh, s[0].addr, &s[0].count_c, &s[0].type, request,
+                            ierr);
+  hc_f_sections_end(s, 1, ok, "MPI_File_iwrite_all_c", HC_MPI_BIND_FILE, *fh,
+                    ierr);
 }
 #pragma weak mpi_file_iwrite_all_f08ts_large_ =                                \
     pmpi_file_iwrite_all_f08ts_large_
@@ -2981,12 +3459,20 @@ void pmpi_file_iwrite_at_f08ts_(MPI_Fint *fh, MPI_Offset *offset,
                                 hc_f_gfc_desc_t *buf, MPI_Fint *count,
                                 MPI_Fint *datatype, MPI_Fint *request,
                                 MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_File_iwrite_at", HC_MPI_BIND_FILE, *fh, ierr);
+  if (hc_f_f08ts_contiguous(buf)) {
+    pmpi_file_iwrite_at_(fh, offset, hc_f_f08ts_buf(buf), count, datatype,
+                         request, ierr);
     return;
   }
-  pmpi_file_iwrite_at_(fh, offset, hc_f_f08ts_buf(buf), count, datatype,
-                       request, ierr);
+  hc_f_section_t s[1] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "buf", buf, *count, *datatype,
+                               HC_F_SECTION_COUNTED);
+  if (ok)
+    pmpi_file_iwrite_at_(fh, offset, s[0].addr, &s[0].count, &s[0].type,
+                         request, ierr);
+  hc_f_sections_end(s, 1, ok, "MPI_File_iwrite_at", HC_MPI_BIND_FILE, *fh,
+                    ierr);
 }
 #pragma weak mpi_file_iwrite_at_f08ts_ = pmpi_file_iwrite_at_f08ts_
 #pragma weak pmpir_file_iwrite_at_f08ts_ = pmpi_file_iwrite_at_f08ts_
@@ -3009,12 +3495,20 @@ void pmpi_file_iwrite_at_all_f08ts_(MPI_Fint *fh, MPI_Offset *offset,
                                     hc_f_gfc_desc_t *buf, MPI_Fint *count,
                                     MPI_Fint *datatype, MPI_Fint *request,
                                     MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_File_iwrite_at_all", HC_MPI_BIND_FILE, *fh, ierr);
+  if (hc_f_f08ts_contiguous(buf)) {
+    pmpi_file_iwrite_at_all_(fh, offset, hc_f_f08ts_buf(buf), count, datatype,
+                             request, ierr);
     return;
   }
-  pmpi_file_iwrite_at_all_(fh, offset, hc_f_f08ts_buf(buf), count, datatype,
-                           request, ierr);
+  hc_f_section_t s[1] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "buf", buf, *count, *datatype,
+                               HC_F_SECTION_COUNTED);
+  if (ok)
+    pmpi_file_iwrite_at_all_(fh, offset, s[0].addr, &s[0].count, &s[0].type,
+                             request, ierr);
+  hc_f_sections_end(s, 1, ok, "MPI_File_iwrite_at_all", HC_MPI_BIND_FILE, *fh,
+                    ierr);
 }
 #pragma weak mpi_file_iwrite_at_all_f08ts_ = pmpi_file_iwrite_at_all_f08ts_
 #pragma weak pmpir_file_iwrite_at_all_f08ts_ = pmpi_file_iwrite_at_all_f08ts_
@@ -3037,12 +3531,20 @@ void pmpi_file_iwrite_at_all_f08ts_large_(MPI_Fint *fh, MPI_Offset *offset,
                                           hc_f_gfc_desc_t *buf,
                                           MPI_Count *count, MPI_Fint *datatype,
                                           MPI_Fint *request, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_File_iwrite_at_all_c", HC_MPI_BIND_FILE, *fh, ierr);
+  if (hc_f_f08ts_contiguous(buf)) {
+    pmpi_file_iwrite_at_all_c_(fh, offset, hc_f_f08ts_buf(buf), count, datatype,
+                               request, ierr);
     return;
   }
-  pmpi_file_iwrite_at_all_c_(fh, offset, hc_f_f08ts_buf(buf), count, datatype,
-                             request, ierr);
+  hc_f_section_t s[1] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "buf", buf, *count, *datatype,
+                               HC_F_SECTION_COUNTED);
+  if (ok)
+    pmpi_file_iwrite_at_all_c_(fh, offset, s[0].addr, &s[0].count_c, &s[0].type,
+                               request, ierr);
+  hc_f_sections_end(s, 1, ok, "MPI_File_iwrite_at_all_c", HC_MPI_BIND_FILE, *fh,
+                    ierr);
 }
 #pragma weak mpi_file_iwrite_at_all_f08ts_large_ =                             \
     pmpi_file_iwrite_at_all_f08ts_large_
@@ -3067,12 +3569,20 @@ void pmpi_file_iwrite_at_f08ts_large_(MPI_Fint *fh, MPI_Offset *offset,
                                       hc_f_gfc_desc_t *buf, MPI_Count *count,
                                       MPI_Fint *datatype, MPI_Fint *request,
                                       MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_File_iwrite_at_c", HC_MPI_BIND_FILE, *fh, ierr);
+  if (hc_f_f08ts_contiguous(buf)) {
+    pmpi_file_iwrite_at_c_(fh, offset, hc_f_f08ts_buf(buf), count, datatype,
+                           request, ierr);
     return;
   }
-  pmpi_file_iwrite_at_c_(fh, offset, hc_f_f08ts_buf(buf), count, datatype,
-                         request, ierr);
+  hc_f_section_t s[1] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "buf", buf, *count, *datatype,
+                               HC_F_SECTION_COUNTED);
+  if (ok)
+    pmpi_file_iwrite_at_c_(fh, offset, s[0].addr, &s[0].count_c, &s[0].type,
+                           request, ierr);
+  hc_f_sections_end(s, 1, ok, "MPI_File_iwrite_at_c", HC_MPI_BIND_FILE, *fh,
+                    ierr);
 }
 #pragma weak mpi_file_iwrite_at_f08ts_large_ = pmpi_file_iwrite_at_f08ts_large_
 #pragma weak pmpir_file_iwrite_at_f08ts_large_ =                               \
@@ -3095,11 +3605,19 @@ void pmpi_file_iwrite_c_(MPI_Fint *fh, void *buf, MPI_Count *count,
 void pmpi_file_iwrite_f08ts_large_(MPI_Fint *fh, hc_f_gfc_desc_t *buf,
                                    MPI_Count *count, MPI_Fint *datatype,
                                    MPI_Fint *request, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_File_iwrite_c", HC_MPI_BIND_FILE, *fh, ierr);
+  if (hc_f_f08ts_contiguous(buf)) {
+    pmpi_file_iwrite_c_(fh, hc_f_f08ts_buf(buf), count, datatype, request,
+                        ierr);
     return;
   }
-  pmpi_file_iwrite_c_(fh, hc_f_f08ts_buf(buf), count, datatype, request, ierr);
+  hc_f_section_t s[1] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "buf", buf, *count, *datatype,
+                               HC_F_SECTION_COUNTED);
+  if (ok)
+    pmpi_file_iwrite_c_(fh, s[0].addr, &s[0].count_c, &s[0].type, request,
+                        ierr);
+  hc_f_sections_end(s, 1, ok, "MPI_File_iwrite_c", HC_MPI_BIND_FILE, *fh, ierr);
 }
 #pragma weak mpi_file_iwrite_f08ts_large_ = pmpi_file_iwrite_f08ts_large_
 #pragma weak pmpir_file_iwrite_f08ts_large_ = pmpi_file_iwrite_f08ts_large_
@@ -3121,12 +3639,20 @@ void pmpi_file_iwrite_shared_(MPI_Fint *fh, void *buf, MPI_Fint *count,
 void pmpi_file_iwrite_shared_f08ts_(MPI_Fint *fh, hc_f_gfc_desc_t *buf,
                                     MPI_Fint *count, MPI_Fint *datatype,
                                     MPI_Fint *request, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_File_iwrite_shared", HC_MPI_BIND_FILE, *fh, ierr);
+  if (hc_f_f08ts_contiguous(buf)) {
+    pmpi_file_iwrite_shared_(fh, hc_f_f08ts_buf(buf), count, datatype, request,
+                             ierr);
     return;
   }
-  pmpi_file_iwrite_shared_(fh, hc_f_f08ts_buf(buf), count, datatype, request,
-                           ierr);
+  hc_f_section_t s[1] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "buf", buf, *count, *datatype,
+                               HC_F_SECTION_COUNTED);
+  if (ok)
+    pmpi_file_iwrite_shared_(fh, s[0].addr, &s[0].count, &s[0].type, request,
+                             ierr);
+  hc_f_sections_end(s, 1, ok, "MPI_File_iwrite_shared", HC_MPI_BIND_FILE, *fh,
+                    ierr);
 }
 #pragma weak mpi_file_iwrite_shared_f08ts_ = pmpi_file_iwrite_shared_f08ts_
 #pragma weak pmpir_file_iwrite_shared_f08ts_ = pmpi_file_iwrite_shared_f08ts_
@@ -3148,12 +3674,20 @@ void pmpi_file_iwrite_shared_c_(MPI_Fint *fh, void *buf, MPI_Count *count,
 void pmpi_file_iwrite_shared_f08ts_large_(MPI_Fint *fh, hc_f_gfc_desc_t *buf,
                                           MPI_Count *count, MPI_Fint *datatype,
                                           MPI_Fint *request, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_File_iwrite_shared_c", HC_MPI_BIND_FILE, *fh, ierr);
+  if (hc_f_f08ts_contiguous(buf)) {
+    pmpi_file_iwrite_shared_c_(fh, hc_f_f08ts_buf(buf), count, datatype,
+                               request, ierr);
     return;
   }
-  pmpi_file_iwrite_shared_c_(fh, hc_f_f08ts_buf(buf), count, datatype, request,
-                             ierr);
+  hc_f_section_t s[1] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "buf", buf, *count, *datatype,
+                               HC_F_SECTION_COUNTED);
+  if (ok)
+    pmpi_file_iwrite_shared_c_(fh, s[0].addr, &s[0].count_c, &s[0].type,
+                               request, ierr);
+  hc_f_sections_end(s, 1, ok, "MPI_File_iwrite_shared_c", HC_MPI_BIND_FILE, *fh,
+                    ierr);
 }
 #pragma weak mpi_file_iwrite_shared_f08ts_large_ =                             \
     pmpi_file_iwrite_shared_f08ts_large_
@@ -3220,11 +3754,18 @@ void pmpi_file_read_(MPI_Fint *fh, void *buf, MPI_Fint *count,
 void pmpi_file_read_f08ts_(MPI_Fint *fh, hc_f_gfc_desc_t *buf, MPI_Fint *count,
                            MPI_Fint *datatype, MPI_Fint *status,
                            MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_File_read", HC_MPI_BIND_FILE, *fh, ierr);
+  if (hc_f_f08ts_contiguous(buf)) {
+    pmpi_file_read_(fh, hc_f_f08ts_buf(buf), count, datatype, status, ierr);
     return;
   }
-  pmpi_file_read_(fh, hc_f_f08ts_buf(buf), count, datatype, status, ierr);
+  hc_f_section_t s[1] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "buf", buf, *count, *datatype,
+                               HC_F_SECTION_COUNTED | HC_F_SECTION_COPY |
+                                   HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_file_read_(fh, s[0].addr, &s[0].count, &s[0].type, status, ierr);
+  hc_f_sections_end(s, 1, ok, "MPI_File_read", HC_MPI_BIND_FILE, *fh, ierr);
 }
 #pragma weak mpi_file_read_f08ts_ = pmpi_file_read_f08ts_
 #pragma weak pmpir_file_read_f08ts_ = pmpi_file_read_f08ts_
@@ -3245,11 +3786,18 @@ void pmpi_file_read_all_(MPI_Fint *fh, void *buf, MPI_Fint *count,
 void pmpi_file_read_all_f08ts_(MPI_Fint *fh, hc_f_gfc_desc_t *buf,
                                MPI_Fint *count, MPI_Fint *datatype,
                                MPI_Fint *status, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_File_read_all", HC_MPI_BIND_FILE, *fh, ierr);
+  if (hc_f_f08ts_contiguous(buf)) {
+    pmpi_file_read_all_(fh, hc_f_f08ts_buf(buf), count, datatype, status, ierr);
     return;
   }
-  pmpi_file_read_all_(fh, hc_f_f08ts_buf(buf), count, datatype, status, ierr);
+  hc_f_section_t s[1] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "buf", buf, *count, *datatype,
+                               HC_F_SECTION_COUNTED | HC_F_SECTION_COPY |
+                                   HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_file_read_all_(fh, s[0].addr, &s[0].count, &s[0].type, status, ierr);
+  hc_f_sections_end(s, 1, ok, "MPI_File_read_all", HC_MPI_BIND_FILE, *fh, ierr);
 }
 #pragma weak mpi_file_read_all_f08ts_ = pmpi_file_read_all_f08ts_
 #pragma weak pmpir_file_read_all_f08ts_ = pmpi_file_read_all_f08ts_
@@ -3270,11 +3818,18 @@ void pmpi_file_read_all_begin_(MPI_Fint *fh, void *buf, MPI_Fint *count,
 void pmpi_file_read_all_begin_f08ts_(MPI_Fint *fh, hc_f_gfc_desc_t *buf,
                                      MPI_Fint *count, MPI_Fint *datatype,
                                      MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_File_read_all_begin", HC_MPI_BIND_FILE, *fh, ierr);
+  if (hc_f_f08ts_contiguous(buf)) {
+    pmpi_file_read_all_begin_(fh, hc_f_f08ts_buf(buf), count, datatype, ierr);
     return;
   }
-  pmpi_file_read_all_begin_(fh, hc_f_f08ts_buf(buf), count, datatype, ierr);
+  hc_f_section_t s[1] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "buf", buf, *count, *datatype,
+                               HC_F_SECTION_COUNTED | HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_file_read_all_begin_(fh, s[0].addr, &s[0].count, &s[0].type, ierr);
+  hc_f_sections_end(s, 1, ok, "MPI_File_read_all_begin", HC_MPI_BIND_FILE, *fh,
+                    ierr);
 }
 #pragma weak mpi_file_read_all_begin_f08ts_ = pmpi_file_read_all_begin_f08ts_
 #pragma weak pmpir_file_read_all_begin_f08ts_ = pmpi_file_read_all_begin_f08ts_
@@ -3295,11 +3850,18 @@ void pmpi_file_read_all_begin_c_(MPI_Fint *fh, void *buf, MPI_Count *count,
 void pmpi_file_read_all_begin_f08ts_large_(MPI_Fint *fh, hc_f_gfc_desc_t *buf,
                                            MPI_Count *count, MPI_Fint *datatype,
                                            MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_File_read_all_begin_c", HC_MPI_BIND_FILE, *fh, ierr);
+  if (hc_f_f08ts_contiguous(buf)) {
+    pmpi_file_read_all_begin_c_(fh, hc_f_f08ts_buf(buf), count, datatype, ierr);
     return;
   }
-  pmpi_file_read_all_begin_c_(fh, hc_f_f08ts_buf(buf), count, datatype, ierr);
+  hc_f_section_t s[1] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "buf", buf, *count, *datatype,
+                               HC_F_SECTION_COUNTED | HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_file_read_all_begin_c_(fh, s[0].addr, &s[0].count_c, &s[0].type, ierr);
+  hc_f_sections_end(s, 1, ok, "MPI_File_read_all_begin_c", HC_MPI_BIND_FILE,
+                    *fh, ierr);
 }
 #pragma weak mpi_file_read_all_begin_f08ts_large_ =                            \
     pmpi_file_read_all_begin_f08ts_large_
@@ -3323,11 +3885,21 @@ void pmpi_file_read_all_c_(MPI_Fint *fh, void *buf, MPI_Count *count,
 void pmpi_file_read_all_f08ts_large_(MPI_Fint *fh, hc_f_gfc_desc_t *buf,
                                      MPI_Count *count, MPI_Fint *datatype,
                                      MPI_Fint *status, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_File_read_all_c", HC_MPI_BIND_FILE, *fh, ierr);
+  if (hc_f_f08ts_contiguous(buf)) {
+    pmpi_file_read_all_c_(fh, hc_f_f08ts_buf(buf), count, datatype, status,
+                          ierr);
     return;
   }
-  pmpi_file_read_all_c_(fh, hc_f_f08ts_buf(buf), count, datatype, status, ierr);
+  hc_f_section_t s[1] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "buf", buf, *count, *datatype,
+                               HC_F_SECTION_COUNTED | HC_F_SECTION_COPY |
+                                   HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_file_read_all_c_(fh, s[0].addr, &s[0].count_c, &s[0].type, status,
+                          ierr);
+  hc_f_sections_end(s, 1, ok, "MPI_File_read_all_c", HC_MPI_BIND_FILE, *fh,
+                    ierr);
 }
 #pragma weak mpi_file_read_all_f08ts_large_ = pmpi_file_read_all_f08ts_large_
 #pragma weak pmpir_file_read_all_f08ts_large_ = pmpi_file_read_all_f08ts_large_
@@ -3347,10 +3919,6 @@ void pmpi_file_read_all_end_(MPI_Fint *fh, void *buf, MPI_Fint *status,
 #pragma weak PMPI_FILE_READ_ALL_END = pmpi_file_read_all_end_
 void pmpi_file_read_all_end_f08ts_(MPI_Fint *fh, hc_f_gfc_desc_t *buf,
                                    MPI_Fint *status, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_File_read_all_end", HC_MPI_BIND_FILE, *fh, ierr);
-    return;
-  }
   pmpi_file_read_all_end_(fh, hc_f_f08ts_buf(buf), status, ierr);
 }
 #pragma weak mpi_file_read_all_end_f08ts_ = pmpi_file_read_all_end_f08ts_
@@ -3374,12 +3942,20 @@ void pmpi_file_read_at_f08ts_(MPI_Fint *fh, MPI_Offset *offset,
                               hc_f_gfc_desc_t *buf, MPI_Fint *count,
                               MPI_Fint *datatype, MPI_Fint *status,
                               MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_File_read_at", HC_MPI_BIND_FILE, *fh, ierr);
+  if (hc_f_f08ts_contiguous(buf)) {
+    pmpi_file_read_at_(fh, offset, hc_f_f08ts_buf(buf), count, datatype, status,
+                       ierr);
     return;
   }
-  pmpi_file_read_at_(fh, offset, hc_f_f08ts_buf(buf), count, datatype, status,
-                     ierr);
+  hc_f_section_t s[1] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "buf", buf, *count, *datatype,
+                               HC_F_SECTION_COUNTED | HC_F_SECTION_COPY |
+                                   HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_file_read_at_(fh, offset, s[0].addr, &s[0].count, &s[0].type, status,
+                       ierr);
+  hc_f_sections_end(s, 1, ok, "MPI_File_read_at", HC_MPI_BIND_FILE, *fh, ierr);
 }
 #pragma weak mpi_file_read_at_f08ts_ = pmpi_file_read_at_f08ts_
 #pragma weak pmpir_file_read_at_f08ts_ = pmpi_file_read_at_f08ts_
@@ -3402,12 +3978,21 @@ void pmpi_file_read_at_all_f08ts_(MPI_Fint *fh, MPI_Offset *offset,
                                   hc_f_gfc_desc_t *buf, MPI_Fint *count,
                                   MPI_Fint *datatype, MPI_Fint *status,
                                   MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_File_read_at_all", HC_MPI_BIND_FILE, *fh, ierr);
+  if (hc_f_f08ts_contiguous(buf)) {
+    pmpi_file_read_at_all_(fh, offset, hc_f_f08ts_buf(buf), count, datatype,
+                           status, ierr);
     return;
   }
-  pmpi_file_read_at_all_(fh, offset, hc_f_f08ts_buf(buf), count, datatype,
-                         status, ierr);
+  hc_f_section_t s[1] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "buf", buf, *count, *datatype,
+                               HC_F_SECTION_COUNTED | HC_F_SECTION_COPY |
+                                   HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_file_read_at_all_(fh, offset, s[0].addr, &s[0].count, &s[0].type,
+                           status, ierr);
+  hc_f_sections_end(s, 1, ok, "MPI_File_read_at_all", HC_MPI_BIND_FILE, *fh,
+                    ierr);
 }
 #pragma weak mpi_file_read_at_all_f08ts_ = pmpi_file_read_at_all_f08ts_
 #pragma weak pmpir_file_read_at_all_f08ts_ = pmpi_file_read_at_all_f08ts_
@@ -3429,13 +4014,20 @@ void pmpi_file_read_at_all_begin_(MPI_Fint *fh, MPI_Offset *offset, void *buf,
 void pmpi_file_read_at_all_begin_f08ts_(MPI_Fint *fh, MPI_Offset *offset,
                                         hc_f_gfc_desc_t *buf, MPI_Fint *count,
                                         MPI_Fint *datatype, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_File_read_at_all_begin", HC_MPI_BIND_FILE, *fh,
-                      ierr);
+  if (hc_f_f08ts_contiguous(buf)) {
+    pmpi_file_read_at_all_begin_(fh, offset, hc_f_f08ts_buf(buf), count,
+                                 datatype, ierr);
     return;
   }
-  pmpi_file_read_at_all_begin_(fh, offset, hc_f_f08ts_buf(buf), count, datatype,
-                               ierr);
+  hc_f_section_t s[1] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "buf", buf, *count, *datatype,
+                               HC_F_SECTION_COUNTED | HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_file_read_at_all_begin_(fh, offset, s[0].addr, &s[0].count, &s[0].type,
+                                 ierr);
+  hc_f_sections_end(s, 1, ok, "MPI_File_read_at_all_begin", HC_MPI_BIND_FILE,
+                    *fh, ierr);
 }
 #pragma weak mpi_file_read_at_all_begin_f08ts_ =                               \
     pmpi_file_read_at_all_begin_f08ts_
@@ -3461,13 +4053,20 @@ void pmpi_file_read_at_all_begin_f08ts_large_(MPI_Fint *fh, MPI_Offset *offset,
                                               MPI_Count *count,
                                               MPI_Fint *datatype,
                                               MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_File_read_at_all_begin_c", HC_MPI_BIND_FILE, *fh,
-                      ierr);
+  if (hc_f_f08ts_contiguous(buf)) {
+    pmpi_file_read_at_all_begin_c_(fh, offset, hc_f_f08ts_buf(buf), count,
+                                   datatype, ierr);
     return;
   }
-  pmpi_file_read_at_all_begin_c_(fh, offset, hc_f_f08ts_buf(buf), count,
-                                 datatype, ierr);
+  hc_f_section_t s[1] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "buf", buf, *count, *datatype,
+                               HC_F_SECTION_COUNTED | HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_file_read_at_all_begin_c_(fh, offset, s[0].addr, &s[0].count_c,
+                                   &s[0].type, ierr);
+  hc_f_sections_end(s, 1, ok, "MPI_File_read_at_all_begin_c", HC_MPI_BIND_FILE,
+                    *fh, ierr);
 }
 #pragma weak mpi_file_read_at_all_begin_f08ts_large_ =                         \
     pmpi_file_read_at_all_begin_f08ts_large_
@@ -3492,12 +4091,21 @@ void pmpi_file_read_at_all_f08ts_large_(MPI_Fint *fh, MPI_Offset *offset,
                                         hc_f_gfc_desc_t *buf, MPI_Count *count,
                                         MPI_Fint *datatype, MPI_Fint *status,
                                         MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_File_read_at_all_c", HC_MPI_BIND_FILE, *fh, ierr);
+  if (hc_f_f08ts_contiguous(buf)) {
+    pmpi_file_read_at_all_c_(fh, offset, hc_f_f08ts_buf(buf), count, datatype,
+                             status, ierr);
     return;
   }
-  pmpi_file_read_at_all_c_(fh, offset, hc_f_f08ts_buf(buf), count, datatype,
-                           status, ierr);
+  hc_f_section_t s[1] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "buf", buf, *count, *datatype,
+                               HC_F_SECTION_COUNTED | HC_F_SECTION_COPY |
+                                   HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_file_read_at_all_c_(fh, offset, s[0].addr, &s[0].count_c, &s[0].type,
+                             status, ierr);
+  hc_f_sections_end(s, 1, ok, "MPI_File_read_at_all_c", HC_MPI_BIND_FILE, *fh,
+                    ierr);
 }
 #pragma weak mpi_file_read_at_all_f08ts_large_ =                               \
     pmpi_file_read_at_all_f08ts_large_
@@ -3519,10 +4127,6 @@ void pmpi_file_read_at_all_end_(MPI_Fint *fh, void *buf, MPI_Fint *status,
 #pragma weak PMPI_FILE_READ_AT_ALL_END = pmpi_file_read_at_all_end_
 void pmpi_file_read_at_all_end_f08ts_(MPI_Fint *fh, hc_f_gfc_desc_t *buf,
                                       MPI_Fint *status, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_File_read_at_all_end", HC_MPI_BIND_FILE, *fh, ierr);
-    return;
-  }
   pmpi_file_read_at_all_end_(fh, hc_f_f08ts_buf(buf), status, ierr);
 }
 #pragma weak mpi_file_read_at_all_end_f08ts_ = pmpi_file_read_at_all_end_f08ts_
@@ -3547,12 +4151,21 @@ void pmpi_file_read_at_f08ts_large_(MPI_Fint *fh, MPI_Offset *offset,
                                     hc_f_gfc_desc_t *buf, MPI_Count *count,
                                     MPI_Fint *datatype, MPI_Fint *status,
                                     MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_File_read_at_c", HC_MPI_BIND_FILE, *fh, ierr);
+  if (hc_f_f08ts_contiguous(buf)) {
+    pmpi_file_read_at_c_(fh, offset, hc_f_f08ts_buf(buf), count, datatype,
+                         status, ierr);
     return;
   }
-  pmpi_file_read_at_c_(fh, offset, hc_f_f08ts_buf(buf), count, datatype, status,
-                       ierr);
+  hc_f_section_t s[1] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "buf", buf, *count, *datatype,
+                               HC_F_SECTION_COUNTED | HC_F_SECTION_COPY |
+                                   HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_file_read_at_c_(fh, offset, s[0].addr, &s[0].count_c, &s[0].type,
+                         status, ierr);
+  hc_f_sections_end(s, 1, ok, "MPI_File_read_at_c", HC_MPI_BIND_FILE, *fh,
+                    ierr);
 }
 #pragma weak mpi_file_read_at_f08ts_large_ = pmpi_file_read_at_f08ts_large_
 #pragma weak pmpir_file_read_at_f08ts_large_ = pmpi_file_read_at_f08ts_large_
@@ -3573,11 +4186,18 @@ void pmpi_file_read_c_(MPI_Fint *fh, void *buf, MPI_Count *count,
 void pmpi_file_read_f08ts_large_(MPI_Fint *fh, hc_f_gfc_desc_t *buf,
                                  MPI_Count *count, MPI_Fint *datatype,
                                  MPI_Fint *status, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_File_read_c", HC_MPI_BIND_FILE, *fh, ierr);
+  if (hc_f_f08ts_contiguous(buf)) {
+    pmpi_file_read_c_(fh, hc_f_f08ts_buf(buf), count, datatype, status, ierr);
     return;
   }
-  pmpi_file_read_c_(fh, hc_f_f08ts_buf(buf), count, datatype, status, ierr);
+  hc_f_section_t s[1] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "buf", buf, *count, *datatype,
+                               HC_F_SECTION_COUNTED | HC_F_SECTION_COPY |
+                                   HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_file_read_c_(fh, s[0].addr, &s[0].count_c, &s[0].type, status, ierr);
+  hc_f_sections_end(s, 1, ok, "MPI_File_read_c", HC_MPI_BIND_FILE, *fh, ierr);
 }
 #pragma weak mpi_file_read_f08ts_large_ = pmpi_file_read_f08ts_large_
 #pragma weak pmpir_file_read_f08ts_large_ = pmpi_file_read_f08ts_large_
@@ -3599,12 +4219,21 @@ void pmpi_file_read_ordered_(MPI_Fint *fh, void *buf, MPI_Fint *count,
 void pmpi_file_read_ordered_f08ts_(MPI_Fint *fh, hc_f_gfc_desc_t *buf,
                                    MPI_Fint *count, MPI_Fint *datatype,
                                    MPI_Fint *status, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_File_read_ordered", HC_MPI_BIND_FILE, *fh, ierr);
+  if (hc_f_f08ts_contiguous(buf)) {
+    pmpi_file_read_ordered_(fh, hc_f_f08ts_buf(buf), count, datatype, status,
+                            ierr);
     return;
   }
-  pmpi_file_read_ordered_(fh, hc_f_f08ts_buf(buf), count, datatype, status,
-                          ierr);
+  hc_f_section_t s[1] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "buf", buf, *count, *datatype,
+                               HC_F_SECTION_COUNTED | HC_F_SECTION_COPY |
+                                   HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_file_read_ordered_(fh, s[0].addr, &s[0].count, &s[0].type, status,
+                            ierr);
+  hc_f_sections_end(s, 1, ok, "MPI_File_read_ordered", HC_MPI_BIND_FILE, *fh,
+                    ierr);
 }
 #pragma weak mpi_file_read_ordered_f08ts_ = pmpi_file_read_ordered_f08ts_
 #pragma weak pmpir_file_read_ordered_f08ts_ = pmpi_file_read_ordered_f08ts_
@@ -3625,12 +4254,19 @@ void pmpi_file_read_ordered_begin_(MPI_Fint *fh, void *buf, MPI_Fint *count,
 void pmpi_file_read_ordered_begin_f08ts_(MPI_Fint *fh, hc_f_gfc_desc_t *buf,
                                          MPI_Fint *count, MPI_Fint *datatype,
                                          MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_File_read_ordered_begin", HC_MPI_BIND_FILE, *fh,
-                      ierr);
+  if (hc_f_f08ts_contiguous(buf)) {
+    pmpi_file_read_ordered_begin_(fh, hc_f_f08ts_buf(buf), count, datatype,
+                                  ierr);
     return;
   }
-  pmpi_file_read_ordered_begin_(fh, hc_f_f08ts_buf(buf), count, datatype, ierr);
+  hc_f_section_t s[1] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "buf", buf, *count, *datatype,
+                               HC_F_SECTION_COUNTED | HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_file_read_ordered_begin_(fh, s[0].addr, &s[0].count, &s[0].type, ierr);
+  hc_f_sections_end(s, 1, ok, "MPI_File_read_ordered_begin", HC_MPI_BIND_FILE,
+                    *fh, ierr);
 }
 #pragma weak mpi_file_read_ordered_begin_f08ts_ =                              \
     pmpi_file_read_ordered_begin_f08ts_
@@ -3655,13 +4291,20 @@ void pmpi_file_read_ordered_begin_f08ts_large_(MPI_Fint *fh,
                                                MPI_Count *count,
                                                MPI_Fint *datatype,
                                                MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_File_read_ordered_begin_c", HC_MPI_BIND_FILE, *fh,
-                      ierr);
+  if (hc_f_f08ts_contiguous(buf)) {
+    pmpi_file_read_ordered_begin_c_(fh, hc_f_f08ts_buf(buf), count, datatype,
+                                    ierr);
     return;
   }
-  pmpi_file_read_ordered_begin_c_(fh, hc_f_f08ts_buf(buf), count, datatype,
-                                  ierr);
+  hc_f_section_t s[1] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "buf", buf, *count, *datatype,
+                               HC_F_SECTION_COUNTED | HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_file_read_ordered_begin_c_(fh, s[0].addr, &s[0].count_c, &s[0].type,
+                                    ierr);
+  hc_f_sections_end(s, 1, ok, "MPI_File_read_ordered_begin_c", HC_MPI_BIND_FILE,
+                    *fh, ierr);
 }
 #pragma weak mpi_file_read_ordered_begin_f08ts_large_ =                        \
     pmpi_file_read_ordered_begin_f08ts_large_
@@ -3685,12 +4328,21 @@ void pmpi_file_read_ordered_c_(MPI_Fint *fh, void *buf, MPI_Count *count,
 void pmpi_file_read_ordered_f08ts_large_(MPI_Fint *fh, hc_f_gfc_desc_t *buf,
                                          MPI_Count *count, MPI_Fint *datatype,
                                          MPI_Fint *status, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_File_read_ordered_c", HC_MPI_BIND_FILE, *fh, ierr);
+  if (hc_f_f08ts_contiguous(buf)) {
+    pmpi_file_read_ordered_c_(fh, hc_f_f08ts_buf(buf), count, datatype, status,
+                              ierr);
     return;
   }
-  pmpi_file_read_ordered_c_(fh, hc_f_f08ts_buf(buf), count, datatype, status,
-                            ierr);
+  hc_f_section_t s[1] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "buf", buf, *count, *datatype,
+                               HC_F_SECTION_COUNTED | HC_F_SECTION_COPY |
+                                   HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_file_read_ordered_c_(fh, s[0].addr, &s[0].count_c, &s[0].type, status,
+                              ierr);
+  hc_f_sections_end(s, 1, ok, "MPI_File_read_ordered_c", HC_MPI_BIND_FILE, *fh,
+                    ierr);
 }
 #pragma weak mpi_file_read_ordered_f08ts_large_ =                              \
     pmpi_file_read_ordered_f08ts_large_
@@ -3712,10 +4364,6 @@ void pmpi_file_read_ordered_end_(MPI_Fint *fh, void *buf, MPI_Fint *status,
 #pragma weak PMPI_FILE_READ_ORDERED_END = pmpi_file_read_ordered_end_
 void pmpi_file_read_ordered_end_f08ts_(MPI_Fint *fh, hc_f_gfc_desc_t *buf,
                                        MPI_Fint *status, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_File_read_ordered_end", HC_MPI_BIND_FILE, *fh, ierr);
-    return;
-  }
   pmpi_file_read_ordered_end_(fh, hc_f_f08ts_buf(buf), status, ierr);
 }
 #pragma weak mpi_file_read_ordered_end_f08ts_ =                                \
@@ -3740,12 +4388,21 @@ void pmpi_file_read_shared_(MPI_Fint *fh, void *buf, MPI_Fint *count,
 void pmpi_file_read_shared_f08ts_(MPI_Fint *fh, hc_f_gfc_desc_t *buf,
                                   MPI_Fint *count, MPI_Fint *datatype,
                                   MPI_Fint *status, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_File_read_shared", HC_MPI_BIND_FILE, *fh, ierr);
+  if (hc_f_f08ts_contiguous(buf)) {
+    pmpi_file_read_shared_(fh, hc_f_f08ts_buf(buf), count, datatype, status,
+                           ierr);
     return;
   }
-  pmpi_file_read_shared_(fh, hc_f_f08ts_buf(buf), count, datatype, status,
-                         ierr);
+  hc_f_section_t s[1] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "buf", buf, *count, *datatype,
+                               HC_F_SECTION_COUNTED | HC_F_SECTION_COPY |
+                                   HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_file_read_shared_(fh, s[0].addr, &s[0].count, &s[0].type, status,
+                           ierr);
+  hc_f_sections_end(s, 1, ok, "MPI_File_read_shared", HC_MPI_BIND_FILE, *fh,
+                    ierr);
 }
 #pragma weak mpi_file_read_shared_f08ts_ = pmpi_file_read_shared_f08ts_
 #pragma weak pmpir_file_read_shared_f08ts_ = pmpi_file_read_shared_f08ts_
@@ -3767,12 +4424,21 @@ void pmpi_file_read_shared_c_(MPI_Fint *fh, void *buf, MPI_Count *count,
 void pmpi_file_read_shared_f08ts_large_(MPI_Fint *fh, hc_f_gfc_desc_t *buf,
                                         MPI_Count *count, MPI_Fint *datatype,
                                         MPI_Fint *status, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_File_read_shared_c", HC_MPI_BIND_FILE, *fh, ierr);
+  if (hc_f_f08ts_contiguous(buf)) {
+    pmpi_file_read_shared_c_(fh, hc_f_f08ts_buf(buf), count, datatype, status,
+                             ierr);
     return;
   }
-  pmpi_file_read_shared_c_(fh, hc_f_f08ts_buf(buf), count, datatype, status,
-                           ierr);
+  hc_f_section_t s[1] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "buf", buf, *count, *datatype,
+                               HC_F_SECTION_COUNTED | HC_F_SECTION_COPY |
+                                   HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_file_read_shared_c_(fh, s[0].addr, &s[0].count_c, &s[0].type, status,
+                             ierr);
+  hc_f_sections_end(s, 1, ok, "MPI_File_read_shared_c", HC_MPI_BIND_FILE, *fh,
+                    ierr);
 }
 #pragma weak mpi_file_read_shared_f08ts_large_ =                               \
     pmpi_file_read_shared_f08ts_large_
@@ -3929,11 +4595,17 @@ void pmpi_file_write_(MPI_Fint *fh, void *buf, MPI_Fint *count,
 void pmpi_file_write_f08ts_(MPI_Fint *fh, hc_f_gfc_desc_t *buf, MPI_Fint *count,
                             MPI_Fint *datatype, MPI_Fint *status,
                             MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_File_write", HC_MPI_BIND_FILE, *fh, ierr);
+  if (hc_f_f08ts_contiguous(buf)) {
+    pmpi_file_write_(fh, hc_f_f08ts_buf(buf), count, datatype, status, ierr);
     return;
   }
-  pmpi_file_write_(fh, hc_f_f08ts_buf(buf), count, datatype, status, ierr);
+  hc_f_section_t s[1] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "buf", buf, *count, *datatype,
+                               HC_F_SECTION_COUNTED | HC_F_SECTION_COPY);
+  if (ok)
+    pmpi_file_write_(fh, s[0].addr, &s[0].count, &s[0].type, status, ierr);
+  hc_f_sections_end(s, 1, ok, "MPI_File_write", HC_MPI_BIND_FILE, *fh, ierr);
 }
 #pragma weak mpi_file_write_f08ts_ = pmpi_file_write_f08ts_
 #pragma weak pmpir_file_write_f08ts_ = pmpi_file_write_f08ts_
@@ -3955,11 +4627,19 @@ void pmpi_file_write_all_(MPI_Fint *fh, void *buf, MPI_Fint *count,
 void pmpi_file_write_all_f08ts_(MPI_Fint *fh, hc_f_gfc_desc_t *buf,
                                 MPI_Fint *count, MPI_Fint *datatype,
                                 MPI_Fint *status, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_File_write_all", HC_MPI_BIND_FILE, *fh, ierr);
+  if (hc_f_f08ts_contiguous(buf)) {
+    pmpi_file_write_all_(fh, hc_f_f08ts_buf(buf), count, datatype, status,
+                         ierr);
     return;
   }
-  pmpi_file_write_all_(fh, hc_f_f08ts_buf(buf), count, datatype, status, ierr);
+  hc_f_section_t s[1] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "buf", buf, *count, *datatype,
+                               HC_F_SECTION_COUNTED | HC_F_SECTION_COPY);
+  if (ok)
+    pmpi_file_write_all_(fh, s[0].addr, &s[0].count, &s[0].type, status, ierr);
+  hc_f_sections_end(s, 1, ok, "MPI_File_write_all", HC_MPI_BIND_FILE, *fh,
+                    ierr);
 }
 #pragma weak mpi_file_write_all_f08ts_ = pmpi_file_write_all_f08ts_
 #pragma weak pmpir_file_write_all_f08ts_ = pmpi_file_write_all_f08ts_
@@ -3980,11 +4660,18 @@ void pmpi_file_write_all_begin_(MPI_Fint *fh, void *buf, MPI_Fint *count,
 void pmpi_file_write_all_begin_f08ts_(MPI_Fint *fh, hc_f_gfc_desc_t *buf,
                                       MPI_Fint *count, MPI_Fint *datatype,
                                       MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_File_write_all_begin", HC_MPI_BIND_FILE, *fh, ierr);
+  if (hc_f_f08ts_contiguous(buf)) {
+    pmpi_file_write_all_begin_(fh, hc_f_f08ts_buf(buf), count, datatype, ierr);
     return;
   }
-  pmpi_file_write_all_begin_(fh, hc_f_f08ts_buf(buf), count, datatype, ierr);
+  hc_f_section_t s[1] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "buf", buf, *count, *datatype,
+                               HC_F_SECTION_COUNTED);
+  if (ok)
+    pmpi_file_write_all_begin_(fh, s[0].addr, &s[0].count, &s[0].type, ierr);
+  hc_f_sections_end(s, 1, ok, "MPI_File_write_all_begin", HC_MPI_BIND_FILE, *fh,
+                    ierr);
 }
 #pragma weak mpi_file_write_all_begin_f08ts_ = pmpi_file_write_all_begin_f08ts_
 #pragma weak pmpir_file_write_all_begin_f08ts_ =                               \
@@ -4007,12 +4694,20 @@ void pmpi_file_write_all_begin_f08ts_large_(MPI_Fint *fh, hc_f_gfc_desc_t *buf,
                                             MPI_Count *count,
                                             MPI_Fint *datatype,
                                             MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_File_write_all_begin_c", HC_MPI_BIND_FILE, *fh,
-                      ierr);
+  if (hc_f_f08ts_contiguous(buf)) {
+    pmpi_file_write_all_begin_c_(fh, hc_f_f08ts_buf(buf), count, datatype,
+                                 ierr);
     return;
   }
-  pmpi_file_write_all_begin_c_(fh, hc_f_f08ts_buf(buf), count, datatype, ierr);
+  hc_f_section_t s[1] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "buf", buf, *count, *datatype,
+                               HC_F_SECTION_COUNTED);
+  if (ok)
+    pmpi_file_write_all_begin_c_(fh, s[0].addr, &s[0].count_c, &s[0].type,
+                                 ierr);
+  hc_f_sections_end(s, 1, ok, "MPI_File_write_all_begin_c", HC_MPI_BIND_FILE,
+                    *fh, ierr);
 }
 #pragma weak mpi_file_write_all_begin_f08ts_large_ =                           \
     pmpi_file_write_all_begin_f08ts_large_
@@ -4036,12 +4731,20 @@ void pmpi_file_write_all_c_(MPI_Fint *fh, void *buf, MPI_Count *count,
 void pmpi_file_write_all_f08ts_large_(MPI_Fint *fh, hc_f_gfc_desc_t *buf,
                                       MPI_Count *count, MPI_Fint *datatype,
                                       MPI_Fint *status, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_File_write_all_c", HC_MPI_BIND_FILE, *fh, ierr);
+  if (hc_f_f08ts_contiguous(buf)) {
+    pmpi_file_write_all_c_(fh, hc_f_f08ts_buf(buf), count, datatype, status,
+                           ierr);
     return;
   }
-  pmpi_file_write_all_c_(fh, hc_f_f08ts_buf(buf), count, datatype, status,
-                         ierr);
+  hc_f_section_t s[1] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "buf", buf, *count, *datatype,
+                               HC_F_SECTION_COUNTED | HC_F_SECTION_COPY);
+  if (ok)
+    pmpi_file_write_all_c_(fh, s[0].addr, &s[0].count_c, &s[0].type, status,
+                           ierr);
+  hc_f_sections_end(s, 1, ok, "MPI_File_write_all_c", HC_MPI_BIND_FILE, *fh,
+                    ierr);
 }
 #pragma weak mpi_file_write_all_f08ts_large_ = pmpi_file_write_all_f08ts_large_
 #pragma weak pmpir_file_write_all_f08ts_large_ =                               \
@@ -4062,10 +4765,6 @@ void pmpi_file_write_all_end_(MPI_Fint *fh, void *buf, MPI_Fint *status,
 #pragma weak PMPI_FILE_WRITE_ALL_END = pmpi_file_write_all_end_
 void pmpi_file_write_all_end_f08ts_(MPI_Fint *fh, hc_f_gfc_desc_t *buf,
                                     MPI_Fint *status, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_File_write_all_end", HC_MPI_BIND_FILE, *fh, ierr);
-    return;
-  }
   pmpi_file_write_all_end_(fh, hc_f_f08ts_buf(buf), status, ierr);
 }
 #pragma weak mpi_file_write_all_end_f08ts_ = pmpi_file_write_all_end_f08ts_
@@ -4089,12 +4788,19 @@ void pmpi_file_write_at_f08ts_(MPI_Fint *fh, MPI_Offset *offset,
                                hc_f_gfc_desc_t *buf, MPI_Fint *count,
                                MPI_Fint *datatype, MPI_Fint *status,
                                MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_File_write_at", HC_MPI_BIND_FILE, *fh, ierr);
+  if (hc_f_f08ts_contiguous(buf)) {
+    pmpi_file_write_at_(fh, offset, hc_f_f08ts_buf(buf), count, datatype,
+                        status, ierr);
     return;
   }
-  pmpi_file_write_at_(fh, offset, hc_f_f08ts_buf(buf), count, datatype, status,
-                      ierr);
+  hc_f_section_t s[1] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "buf", buf, *count, *datatype,
+                               HC_F_SECTION_COUNTED | HC_F_SECTION_COPY);
+  if (ok)
+    pmpi_file_write_at_(fh, offset, s[0].addr, &s[0].count, &s[0].type, status,
+                        ierr);
+  hc_f_sections_end(s, 1, ok, "MPI_File_write_at", HC_MPI_BIND_FILE, *fh, ierr);
 }
 #pragma weak mpi_file_write_at_f08ts_ = pmpi_file_write_at_f08ts_
 #pragma weak pmpir_file_write_at_f08ts_ = pmpi_file_write_at_f08ts_
@@ -4117,12 +4823,20 @@ void pmpi_file_write_at_all_f08ts_(MPI_Fint *fh, MPI_Offset *offset,
                                    hc_f_gfc_desc_t *buf, MPI_Fint *count,
                                    MPI_Fint *datatype, MPI_Fint *status,
                                    MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_File_write_at_all", HC_MPI_BIND_FILE, *fh, ierr);
+  if (hc_f_f08ts_contiguous(buf)) {
+    pmpi_file_write_at_all_(fh, offset, hc_f_f08ts_buf(buf), count, datatype,
+                            status, ierr);
     return;
   }
-  pmpi_file_write_at_all_(fh, offset, hc_f_f08ts_buf(buf), count, datatype,
-                          status, ierr);
+  hc_f_section_t s[1] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "buf", buf, *count, *datatype,
+                               HC_F_SECTION_COUNTED | HC_F_SECTION_COPY);
+  if (ok)
+    pmpi_file_write_at_all_(fh, offset, s[0].addr, &s[0].count, &s[0].type,
+                            status, ierr);
+  hc_f_sections_end(s, 1, ok, "MPI_File_write_at_all", HC_MPI_BIND_FILE, *fh,
+                    ierr);
 }
 #pragma weak mpi_file_write_at_all_f08ts_ = pmpi_file_write_at_all_f08ts_
 #pragma weak pmpir_file_write_at_all_f08ts_ = pmpi_file_write_at_all_f08ts_
@@ -4144,13 +4858,20 @@ void pmpi_file_write_at_all_begin_(MPI_Fint *fh, MPI_Offset *offset, void *buf,
 void pmpi_file_write_at_all_begin_f08ts_(MPI_Fint *fh, MPI_Offset *offset,
                                          hc_f_gfc_desc_t *buf, MPI_Fint *count,
                                          MPI_Fint *datatype, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_File_write_at_all_begin", HC_MPI_BIND_FILE, *fh,
-                      ierr);
+  if (hc_f_f08ts_contiguous(buf)) {
+    pmpi_file_write_at_all_begin_(fh, offset, hc_f_f08ts_buf(buf), count,
+                                  datatype, ierr);
     return;
   }
-  pmpi_file_write_at_all_begin_(fh, offset, hc_f_f08ts_buf(buf), count,
-                                datatype, ierr);
+  hc_f_section_t s[1] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "buf", buf, *count, *datatype,
+                               HC_F_SECTION_COUNTED);
+  if (ok)
+    pmpi_file_write_at_all_begin_(fh, offset, s[0].addr, &s[0].count,
+                                  &s[0].type, ierr);
+  hc_f_sections_end(s, 1, ok, "MPI_File_write_at_all_begin", HC_MPI_BIND_FILE,
+                    *fh, ierr);
 }
 #pragma weak mpi_file_write_at_all_begin_f08ts_ =                              \
     pmpi_file_write_at_all_begin_f08ts_
@@ -4176,13 +4897,20 @@ void pmpi_file_write_at_all_begin_f08ts_large_(MPI_Fint *fh, MPI_Offset *offset,
                                                MPI_Count *count,
                                                MPI_Fint *datatype,
                                                MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_File_write_at_all_begin_c", HC_MPI_BIND_FILE, *fh,
-                      ierr);
+  if (hc_f_f08ts_contiguous(buf)) {
+    pmpi_file_write_at_all_begin_c_(fh, offset, hc_f_f08ts_buf(buf), count,
+                                    datatype, ierr);
     return;
   }
-  pmpi_file_write_at_all_begin_c_(fh, offset, hc_f_f08ts_buf(buf), count,
-                                  datatype, ierr);
+  hc_f_section_t s[1] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "buf", buf, *count, *datatype,
+                               HC_F_SECTION_COUNTED);
+  if (ok)
+    pmpi_file_write_at_all_begin_c_(fh, offset, s[0].addr, &s[0].count_c,
+                                    &s[0].type, ierr);
+  hc_f_sections_end(s, 1, ok, "MPI_File_write_at_all_begin_c", HC_MPI_BIND_FILE,
+                    *fh, ierr);
 }
 #pragma weak mpi_file_write_at_all_begin_f08ts_large_ =                        \
     pmpi_file_write_at_all_begin_f08ts_large_
@@ -4207,12 +4935,20 @@ void pmpi_file_write_at_all_f08ts_large_(MPI_Fint *fh, MPI_Offset *offset,
                                          hc_f_gfc_desc_t *buf, MPI_Count *count,
                                          MPI_Fint *datatype, MPI_Fint *status,
                                          MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_File_write_at_all_c", HC_MPI_BIND_FILE, *fh, ierr);
+  if (hc_f_f08ts_contiguous(buf)) {
+    pmpi_file_write_at_all_c_(fh, offset, hc_f_f08ts_buf(buf), count, datatype,
+                              status, ierr);
     return;
   }
-  pmpi_file_write_at_all_c_(fh, offset, hc_f_f08ts_buf(buf), count, datatype,
-                            status, ierr);
+  hc_f_section_t s[1] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "buf", buf, *count, *datatype,
+                               HC_F_SECTION_COUNTED | HC_F_SECTION_COPY);
+  if (ok)
+    pmpi_file_write_at_all_c_(fh, offset, s[0].addr, &s[0].count_c, &s[0].type,
+                              status, ierr);
+  hc_f_sections_end(s, 1, ok, "MPI_File_write_at_all_c", HC_MPI_BIND_FILE, *fh,
+                    ierr);
 }
 #pragma weak mpi_file_write_at_all_f08ts_large_ =                              \
     pmpi_file_write_at_all_f08ts_large_
@@ -4234,10 +4970,6 @@ void pmpi_file_write_at_all_end_(MPI_Fint *fh, void *buf, MPI_Fint *status,
 #pragma weak PMPI_FILE_WRITE_AT_ALL_END = pmpi_file_write_at_all_end_
 void pmpi_file_write_at_all_end_f08ts_(MPI_Fint *fh, hc_f_gfc_desc_t *buf,
                                        MPI_Fint *status, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_File_write_at_all_end", HC_MPI_BIND_FILE, *fh, ierr);
-    return;
-  }
   pmpi_file_write_at_all_end_(fh, hc_f_f08ts_buf(buf), status, ierr);
 }
 #pragma weak mpi_file_write_at_all_end_f08ts_ =                                \
@@ -4263,12 +4995,20 @@ void pmpi_file_write_at_f08ts_large_(MPI_Fint *fh, MPI_Offset *offset,
                                      hc_f_gfc_desc_t *buf, MPI_Count *count,
                                      MPI_Fint *datatype, MPI_Fint *status,
                                      MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_File_write_at_c", HC_MPI_BIND_FILE, *fh, ierr);
+  if (hc_f_f08ts_contiguous(buf)) {
+    pmpi_file_write_at_c_(fh, offset, hc_f_f08ts_buf(buf), count, datatype,
+                          status, ierr);
     return;
   }
-  pmpi_file_write_at_c_(fh, offset, hc_f_f08ts_buf(buf), count, datatype,
-                        status, ierr);
+  hc_f_section_t s[1] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "buf", buf, *count, *datatype,
+                               HC_F_SECTION_COUNTED | HC_F_SECTION_COPY);
+  if (ok)
+    pmpi_file_write_at_c_(fh, offset, s[0].addr, &s[0].count_c, &s[0].type,
+                          status, ierr);
+  hc_f_sections_end(s, 1, ok, "MPI_File_write_at_c", HC_MPI_BIND_FILE, *fh,
+                    ierr);
 }
 #pragma weak mpi_file_write_at_f08ts_large_ = pmpi_file_write_at_f08ts_large_
 #pragma weak pmpir_file_write_at_f08ts_large_ = pmpi_file_write_at_f08ts_large_
@@ -4289,11 +5029,17 @@ void pmpi_file_write_c_(MPI_Fint *fh, void *buf, MPI_Count *count,
 void pmpi_file_write_f08ts_large_(MPI_Fint *fh, hc_f_gfc_desc_t *buf,
                                   MPI_Count *count, MPI_Fint *datatype,
                                   MPI_Fint *status, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_File_write_c", HC_MPI_BIND_FILE, *fh, ierr);
+  if (hc_f_f08ts_contiguous(buf)) {
+    pmpi_file_write_c_(fh, hc_f_f08ts_buf(buf), count, datatype, status, ierr);
     return;
   }
-  pmpi_file_write_c_(fh, hc_f_f08ts_buf(buf), count, datatype, status, ierr);
+  hc_f_section_t s[1] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "buf", buf, *count, *datatype,
+                               HC_F_SECTION_COUNTED | HC_F_SECTION_COPY);
+  if (ok)
+    pmpi_file_write_c_(fh, s[0].addr, &s[0].count_c, &s[0].type, status, ierr);
+  hc_f_sections_end(s, 1, ok, "MPI_File_write_c", HC_MPI_BIND_FILE, *fh, ierr);
 }
 #pragma weak mpi_file_write_f08ts_large_ = pmpi_file_write_f08ts_large_
 #pragma weak pmpir_file_write_f08ts_large_ = pmpi_file_write_f08ts_large_
@@ -4315,12 +5061,20 @@ void pmpi_file_write_ordered_(MPI_Fint *fh, void *buf, MPI_Fint *count,
 void pmpi_file_write_ordered_f08ts_(MPI_Fint *fh, hc_f_gfc_desc_t *buf,
                                     MPI_Fint *count, MPI_Fint *datatype,
                                     MPI_Fint *status, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_File_write_ordered", HC_MPI_BIND_FILE, *fh, ierr);
+  if (hc_f_f08ts_contiguous(buf)) {
+    pmpi_file_write_ordered_(fh, hc_f_f08ts_buf(buf), count, datatype, status,
+                             ierr);
     return;
   }
-  pmpi_file_write_ordered_(fh, hc_f_f08ts_buf(buf), count, datatype, status,
-                           ierr);
+  hc_f_section_t s[1] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "buf", buf, *count, *datatype,
+                               HC_F_SECTION_COUNTED | HC_F_SECTION_COPY);
+  if (ok)
+    pmpi_file_write_ordered_(fh, s[0].addr, &s[0].count, &s[0].type, status,
+                             ierr);
+  hc_f_sections_end(s, 1, ok, "MPI_File_write_ordered", HC_MPI_BIND_FILE, *fh,
+                    ierr);
 }
 #pragma weak mpi_file_write_ordered_f08ts_ = pmpi_file_write_ordered_f08ts_
 #pragma weak pmpir_file_write_ordered_f08ts_ = pmpi_file_write_ordered_f08ts_
@@ -4341,13 +5095,20 @@ void pmpi_file_write_ordered_begin_(MPI_Fint *fh, void *buf, MPI_Fint *count,
 void pmpi_file_write_ordered_begin_f08ts_(MPI_Fint *fh, hc_f_gfc_desc_t *buf,
                                           MPI_Fint *count, MPI_Fint *datatype,
                                           MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_File_write_ordered_begin", HC_MPI_BIND_FILE, *fh,
-                      ierr);
+  if (hc_f_f08ts_contiguous(buf)) {
+    pmpi_file_write_ordered_begin_(fh, hc_f_f08ts_buf(buf), count, datatype,
+                                   ierr);
     return;
   }
-  pmpi_file_write_ordered_begin_(fh, hc_f_f08ts_buf(buf), count, datatype,
-                                 ierr);
+  hc_f_section_t s[1] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "buf", buf, *count, *datatype,
+                               HC_F_SECTION_COUNTED);
+  if (ok)
+    pmpi_file_write_ordered_begin_(fh, s[0].addr, &s[0].count, &s[0].type,
+                                   ierr);
+  hc_f_sections_end(s, 1, ok, "MPI_File_write_ordered_begin", HC_MPI_BIND_FILE,
+                    *fh, ierr);
 }
 #pragma weak mpi_file_write_ordered_begin_f08ts_ =                             \
     pmpi_file_write_ordered_begin_f08ts_
@@ -4373,13 +5134,20 @@ void pmpi_file_write_ordered_begin_f08ts_large_(MPI_Fint *fh,
                                                 MPI_Count *count,
                                                 MPI_Fint *datatype,
                                                 MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_File_write_ordered_begin_c", HC_MPI_BIND_FILE, *fh,
-                      ierr);
+  if (hc_f_f08ts_contiguous(buf)) {
+    pmpi_file_write_ordered_begin_c_(fh, hc_f_f08ts_buf(buf), count, datatype,
+                                     ierr);
     return;
   }
-  pmpi_file_write_ordered_begin_c_(fh, hc_f_f08ts_buf(buf), count, datatype,
-                                   ierr);
+  hc_f_section_t s[1] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "buf", buf, *count, *datatype,
+                               HC_F_SECTION_COUNTED);
+  if (ok)
+    pmpi_file_write_ordered_begin_c_(fh, s[0].addr, &s[0].count_c, &s[0].type,
+                                     ierr);
+  hc_f_sections_end(s, 1, ok, "MPI_File_write_ordered_begin_c",
+                    HC_MPI_BIND_FILE, *fh, ierr);
 }
 #pragma weak mpi_file_write_ordered_begin_f08ts_large_ =                       \
     pmpi_file_write_ordered_begin_f08ts_large_
@@ -4403,12 +5171,20 @@ void pmpi_file_write_ordered_c_(MPI_Fint *fh, void *buf, MPI_Count *count,
 void pmpi_file_write_ordered_f08ts_large_(MPI_Fint *fh, hc_f_gfc_desc_t *buf,
                                           MPI_Count *count, MPI_Fint *datatype,
                                           MPI_Fint *status, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_File_write_ordered_c", HC_MPI_BIND_FILE, *fh, ierr);
+  if (hc_f_f08ts_contiguous(buf)) {
+    pmpi_file_write_ordered_c_(fh, hc_f_f08ts_buf(buf), count, datatype, status,
+                               ierr);
     return;
   }
-  pmpi_file_write_ordered_c_(fh, hc_f_f08ts_buf(buf), count, datatype, status,
-                             ierr);
+  hc_f_section_t s[1] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "buf", buf, *count, *datatype,
+                               HC_F_SECTION_COUNTED | HC_F_SECTION_COPY);
+  if (ok)
+    pmpi_file_write_ordered_c_(fh, s[0].addr, &s[0].count_c, &s[0].type, status,
+                               ierr);
+  hc_f_sections_end(s, 1, ok, "MPI_File_write_ordered_c", HC_MPI_BIND_FILE, *fh,
+                    ierr);
 }
 #pragma weak mpi_file_write_ordered_f08ts_large_ =                             \
     pmpi_file_write_ordered_f08ts_large_
@@ -4430,11 +5206,6 @@ void pmpi_file_write_ordered_end_(MPI_Fint *fh, void *buf, MPI_Fint *status,
 #pragma weak PMPI_FILE_WRITE_ORDERED_END = pmpi_file_write_ordered_end_
 void pmpi_file_write_ordered_end_f08ts_(MPI_Fint *fh, hc_f_gfc_desc_t *buf,
                                         MPI_Fint *status, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_File_write_ordered_end", HC_MPI_BIND_FILE, *fh,
-                      ierr);
-    return;
-  }
   pmpi_file_write_ordered_end_(fh, hc_f_f08ts_buf(buf), status, ierr);
 }
 #pragma weak mpi_file_write_ordered_end_f08ts_ =                               \
@@ -4459,12 +5230,20 @@ void pmpi_file_write_shared_(MPI_Fint *fh, void *buf, MPI_Fint *count,
 void pmpi_file_write_shared_f08ts_(MPI_Fint *fh, hc_f_gfc_desc_t *buf,
                                    MPI_Fint *count, MPI_Fint *datatype,
                                    MPI_Fint *status, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_File_write_shared", HC_MPI_BIND_FILE, *fh, ierr);
+  if (hc_f_f08ts_contiguous(buf)) {
+    pmpi_file_write_shared_(fh, hc_f_f08ts_buf(buf), count, datatype, status,
+                            ierr);
     return;
   }
-  pmpi_file_write_shared_(fh, hc_f_f08ts_buf(buf), count, datatype, status,
-                          ierr);
+  hc_f_section_t s[1] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "buf", buf, *count, *datatype,
+                               HC_F_SECTION_COUNTED | HC_F_SECTION_COPY);
+  if (ok)
+    pmpi_file_write_shared_(fh, s[0].addr, &s[0].count, &s[0].type, status,
+                            ierr);
+  hc_f_sections_end(s, 1, ok, "MPI_File_write_shared", HC_MPI_BIND_FILE, *fh,
+                    ierr);
 }
 #pragma weak mpi_file_write_shared_f08ts_ = pmpi_file_write_shared_f08ts_
 #pragma weak pmpir_file_write_shared_f08ts_ = pmpi_file_write_shared_f08ts_
@@ -4486,12 +5265,20 @@ void pmpi_file_write_shared_c_(MPI_Fint *fh, void *buf, MPI_Count *count,
 void pmpi_file_write_shared_f08ts_large_(MPI_Fint *fh, hc_f_gfc_desc_t *buf,
                                          MPI_Count *count, MPI_Fint *datatype,
                                          MPI_Fint *status, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_File_write_shared_c", HC_MPI_BIND_FILE, *fh, ierr);
+  if (hc_f_f08ts_contiguous(buf)) {
+    pmpi_file_write_shared_c_(fh, hc_f_f08ts_buf(buf), count, datatype, status,
+                              ierr);
     return;
   }
-  pmpi_file_write_shared_c_(fh, hc_f_f08ts_buf(buf), count, datatype, status,
-                            ierr);
+  hc_f_section_t s[1] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "buf", buf, *count, *datatype,
+                               HC_F_SECTION_COUNTED | HC_F_SECTION_COPY);
+  if (ok)
+    pmpi_file_write_shared_c_(fh, s[0].addr, &s[0].count_c, &s[0].type, status,
+                              ierr);
+  hc_f_sections_end(s, 1, ok, "MPI_File_write_shared_c", HC_MPI_BIND_FILE, *fh,
+                    ierr);
 }
 #pragma weak mpi_file_write_shared_f08ts_large_ =                              \
     pmpi_file_write_shared_f08ts_large_
@@ -4544,10 +5331,6 @@ void pmpi_free_mem_(void *base, MPI_Fint *ierr) {
 #pragma weak pmpi_free_mem__ = pmpi_free_mem_
 #pragma weak PMPI_FREE_MEM = pmpi_free_mem_
 void pmpi_free_mem_f08ts_(hc_f_gfc_desc_t *base, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(base)) {
-    hc_f_f08ts_refuse("MPI_Free_mem", HC_MPI_BIND_NONE, 0, ierr);
-    return;
-  }
   pmpi_free_mem_(hc_f_f08ts_buf(base), ierr);
 }
 #pragma weak mpi_free_mem_f08ts_ = pmpi_free_mem_f08ts_
@@ -4571,12 +5354,23 @@ void pmpi_gather_f08ts_(hc_f_gfc_desc_t *sendbuf, MPI_Fint *sendcount,
                         MPI_Fint *sendtype, hc_f_gfc_desc_t *recvbuf,
                         MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root,
                         MPI_Fint *comm, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Gather", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(sendbuf) && hc_f_f08ts_contiguous(recvbuf)) {
+    pmpi_gather_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
+                 hc_f_f08ts_buf(recvbuf), recvcount, recvtype, root, comm,
+                 ierr);
     return;
   }
-  pmpi_gather_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
-               hc_f_f08ts_buf(recvbuf), recvcount, recvtype, root, comm, ierr);
+  hc_f_section_t s[2] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "sendbuf", sendbuf, *sendcount, *sendtype,
+                               HC_F_SECTION_COUNTED | HC_F_SECTION_COPY);
+  ok = ok && hc_f_section_open(&s[1], "recvbuf", recvbuf, *recvcount, *recvtype,
+                               HC_F_SECTION_PER_PEER | HC_F_SECTION_COPY |
+                                   HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_gather_(s[0].addr, &s[0].count, &s[0].type, s[1].addr, &s[1].count,
+                 &s[1].type, root, comm, ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Gather", HC_MPI_BIND_COMM, *comm, ierr);
 }
 #pragma weak mpi_gather_f08ts_ = pmpi_gather_f08ts_
 #pragma weak pmpir_gather_f08ts_ = pmpi_gather_f08ts_
@@ -4599,13 +5393,23 @@ void pmpi_gather_f08ts_large_(hc_f_gfc_desc_t *sendbuf, MPI_Count *sendcount,
                               MPI_Fint *sendtype, hc_f_gfc_desc_t *recvbuf,
                               MPI_Count *recvcount, MPI_Fint *recvtype,
                               MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Gather_c", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(sendbuf) && hc_f_f08ts_contiguous(recvbuf)) {
+    pmpi_gather_c_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
+                   hc_f_f08ts_buf(recvbuf), recvcount, recvtype, root, comm,
+                   ierr);
     return;
   }
-  pmpi_gather_c_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
-                 hc_f_f08ts_buf(recvbuf), recvcount, recvtype, root, comm,
-                 ierr);
+  hc_f_section_t s[2] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "sendbuf", sendbuf, *sendcount, *sendtype,
+                               HC_F_SECTION_COUNTED | HC_F_SECTION_COPY);
+  ok = ok && hc_f_section_open(&s[1], "recvbuf", recvbuf, *recvcount, *recvtype,
+                               HC_F_SECTION_PER_PEER | HC_F_SECTION_COPY |
+                                   HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_gather_c_(s[0].addr, &s[0].count_c, &s[0].type, s[1].addr,
+                   &s[1].count_c, &s[1].type, root, comm, ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Gather_c", HC_MPI_BIND_COMM, *comm, ierr);
 }
 #pragma weak mpi_gather_f08ts_large_ = pmpi_gather_f08ts_large_
 #pragma weak pmpir_gather_f08ts_large_ = pmpi_gather_f08ts_large_
@@ -4631,13 +5435,22 @@ void pmpi_gather_init_f08ts_(hc_f_gfc_desc_t *sendbuf, MPI_Fint *sendcount,
                              MPI_Fint *recvcount, MPI_Fint *recvtype,
                              MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info,
                              MPI_Fint *request, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Gather_init", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(sendbuf) && hc_f_f08ts_contiguous(recvbuf)) {
+    pmpi_gather_init_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
+                      hc_f_f08ts_buf(recvbuf), recvcount, recvtype, root, comm,
+                      info, request, ierr);
     return;
   }
-  pmpi_gather_init_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
-                    hc_f_f08ts_buf(recvbuf), recvcount, recvtype, root, comm,
-                    info, request, ierr);
+  hc_f_section_t s[2] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "sendbuf", sendbuf, *sendcount, *sendtype,
+                               HC_F_SECTION_COUNTED);
+  ok = ok && hc_f_section_open(&s[1], "recvbuf", recvbuf, *recvcount, *recvtype,
+                               HC_F_SECTION_PER_PEER | HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_gather_init_(s[0].addr, &s[0].count, &s[0].type, s[1].addr,
+                      &s[1].count, &s[1].type, root, comm, info, request, ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Gather_init", HC_MPI_BIND_COMM, *comm, ierr);
 }
 #pragma weak mpi_gather_init_f08ts_ = pmpi_gather_init_f08ts_
 #pragma weak pmpir_gather_init_f08ts_ = pmpi_gather_init_f08ts_
@@ -4666,13 +5479,24 @@ void pmpi_gather_init_f08ts_large_(hc_f_gfc_desc_t *sendbuf,
                                    MPI_Fint *root, MPI_Fint *comm,
                                    MPI_Fint *info, MPI_Fint *request,
                                    MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Gather_init_c", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(sendbuf) && hc_f_f08ts_contiguous(recvbuf)) {
+    pmpi_gather_init_c_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
+                        hc_f_f08ts_buf(recvbuf), recvcount, recvtype, root,
+                        comm, info, request, ierr);
     return;
   }
-  pmpi_gather_init_c_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
-                      hc_f_f08ts_buf(recvbuf), recvcount, recvtype, root, comm,
-                      info, request, ierr);
+  hc_f_section_t s[2] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "sendbuf", sendbuf, *sendcount, *sendtype,
+                               HC_F_SECTION_COUNTED);
+  ok = ok && hc_f_section_open(&s[1], "recvbuf", recvbuf, *recvcount, *recvtype,
+                               HC_F_SECTION_PER_PEER | HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_gather_init_c_(s[0].addr, &s[0].count_c, &s[0].type, s[1].addr,
+                        &s[1].count_c, &s[1].type, root, comm, info, request,
+                        ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Gather_init_c", HC_MPI_BIND_COMM, *comm,
+                    ierr);
 }
 #pragma weak mpi_gather_init_f08ts_large_ = pmpi_gather_init_f08ts_large_
 #pragma weak pmpir_gather_init_f08ts_large_ = pmpi_gather_init_f08ts_large_
@@ -4698,13 +5522,22 @@ void pmpi_gatherv_f08ts_(hc_f_gfc_desc_t *sendbuf, MPI_Fint *sendcount,
                          MPI_Fint *recvcounts, MPI_Fint *displs,
                          MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm,
                          MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Gatherv", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(sendbuf) && hc_f_f08ts_contiguous(recvbuf)) {
+    pmpi_gatherv_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
+                  hc_f_f08ts_buf(recvbuf), recvcounts, displs, recvtype, root,
+                  comm, ierr);
     return;
   }
-  pmpi_gatherv_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
-                hc_f_f08ts_buf(recvbuf), recvcounts, displs, recvtype, root,
-                comm, ierr);
+  hc_f_section_t s[2] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "sendbuf", sendbuf, *sendcount, *sendtype,
+                               HC_F_SECTION_COUNTED | HC_F_SECTION_COPY);
+  ok = ok && hc_f_section_open(&s[1], "recvbuf", recvbuf, -1, 0,
+                               HC_F_SECTION_COPY | HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_gatherv_(s[0].addr, &s[0].count, &s[0].type, s[1].addr, recvcounts,
+                  displs, recvtype, root, comm, ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Gatherv", HC_MPI_BIND_COMM, *comm, ierr);
 }
 #pragma weak mpi_gatherv_f08ts_ = pmpi_gatherv_f08ts_
 #pragma weak pmpir_gatherv_f08ts_ = pmpi_gatherv_f08ts_
@@ -4730,13 +5563,22 @@ void pmpi_gatherv_f08ts_large_(hc_f_gfc_desc_t *sendbuf, MPI_Count *sendcount,
                                MPI_Count *recvcounts, MPI_Aint *displs,
                                MPI_Fint *recvtype, MPI_Fint *root,
                                MPI_Fint *comm, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Gatherv_c", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(sendbuf) && hc_f_f08ts_contiguous(recvbuf)) {
+    pmpi_gatherv_c_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
+                    hc_f_f08ts_buf(recvbuf), recvcounts, displs, recvtype, root,
+                    comm, ierr);
     return;
   }
-  pmpi_gatherv_c_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
-                  hc_f_f08ts_buf(recvbuf), recvcounts, displs, recvtype, root,
-                  comm, ierr);
+  hc_f_section_t s[2] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "sendbuf", sendbuf, *sendcount, *sendtype,
+                               HC_F_SECTION_COUNTED | HC_F_SECTION_COPY);
+  ok = ok && hc_f_section_open(&s[1], "recvbuf", recvbuf, -1, 0,
+                               HC_F_SECTION_COPY | HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_gatherv_c_(s[0].addr, &s[0].count_c, &s[0].type, s[1].addr, recvcounts,
+                    displs, recvtype, root, comm, ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Gatherv_c", HC_MPI_BIND_COMM, *comm, ierr);
 }
 #pragma weak mpi_gatherv_f08ts_large_ = pmpi_gatherv_f08ts_large_
 #pragma weak pmpir_gatherv_f08ts_large_ = pmpi_gatherv_f08ts_large_
@@ -4763,13 +5605,24 @@ void pmpi_gatherv_init_f08ts_(hc_f_gfc_desc_t *sendbuf, MPI_Fint *sendcount,
                               MPI_Fint *recvtype, MPI_Fint *root,
                               MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request,
                               MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Gatherv_init", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(sendbuf) && hc_f_f08ts_contiguous(recvbuf)) {
+    pmpi_gatherv_init_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
+                       hc_f_f08ts_buf(recvbuf), recvcounts, displs, recvtype,
+                       root, comm, info, request, ierr);
     return;
   }
-  pmpi_gatherv_init_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
-                     hc_f_f08ts_buf(recvbuf), recvcounts, displs, recvtype,
-                     root, comm, info, request, ierr);
+  hc_f_section_t s[2] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "sendbuf", sendbuf, *sendcount, *sendtype,
+                               HC_F_SECTION_COUNTED);
+  ok = ok &&
+       hc_f_section_open(&s[1], "recvbuf", recvbuf, -1, 0, HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_gatherv_init_(s[0].addr, &s[0].count, &s[0].type, s[1].addr,
+                       recvcounts, displs, recvtype, root, comm, info, request,
+                       ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Gatherv_init", HC_MPI_BIND_COMM, *comm,
+                    ierr);
 }
 #pragma weak mpi_gatherv_init_f08ts_ = pmpi_gatherv_init_f08ts_
 #pragma weak pmpir_gatherv_init_f08ts_ = pmpi_gatherv_init_f08ts_
@@ -4798,13 +5651,24 @@ void pmpi_gatherv_init_f08ts_large_(hc_f_gfc_desc_t *sendbuf,
                                     MPI_Fint *recvtype, MPI_Fint *root,
                                     MPI_Fint *comm, MPI_Fint *info,
                                     MPI_Fint *request, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Gatherv_init_c", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(sendbuf) && hc_f_f08ts_contiguous(recvbuf)) {
+    pmpi_gatherv_init_c_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
+                         hc_f_f08ts_buf(recvbuf), recvcounts, displs, recvtype,
+                         root, comm, info, request, ierr);
     return;
   }
-  pmpi_gatherv_init_c_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
-                       hc_f_f08ts_buf(recvbuf), recvcounts, displs, recvtype,
-                       root, comm, info, request, ierr);
+  hc_f_section_t s[2] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "sendbuf", sendbuf, *sendcount, *sendtype,
+                               HC_F_SECTION_COUNTED);
+  ok = ok &&
+       hc_f_section_open(&s[1], "recvbuf", recvbuf, -1, 0, HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_gatherv_init_c_(s[0].addr, &s[0].count_c, &s[0].type, s[1].addr,
+                         recvcounts, displs, recvtype, root, comm, info,
+                         request, ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Gatherv_init_c", HC_MPI_BIND_COMM, *comm,
+                    ierr);
 }
 #pragma weak mpi_gatherv_init_f08ts_large_ = pmpi_gatherv_init_f08ts_large_
 #pragma weak pmpir_gatherv_init_f08ts_large_ = pmpi_gatherv_init_f08ts_large_
@@ -4829,12 +5693,20 @@ void pmpi_get_f08ts_(hc_f_gfc_desc_t *origin_addr, MPI_Fint *origin_count,
                      MPI_Fint *origin_datatype, MPI_Fint *target_rank,
                      MPI_Aint *target_disp, MPI_Fint *target_count,
                      MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(origin_addr)) {
-    hc_f_f08ts_refuse("MPI_Get", HC_MPI_BIND_WIN, *win, ierr);
+  if (hc_f_f08ts_contiguous(origin_addr)) {
+    pmpi_get_(hc_f_f08ts_buf(origin_addr), origin_count, origin_datatype,
+              target_rank, target_disp, target_count, target_datatype, win,
+              ierr);
     return;
   }
-  pmpi_get_(hc_f_f08ts_buf(origin_addr), origin_count, origin_datatype,
-            target_rank, target_disp, target_count, target_datatype, win, ierr);
+  hc_f_section_t s[1] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "origin_addr", origin_addr, *origin_count,
+                               *origin_datatype, HC_F_SECTION_COUNTED);
+  if (ok)
+    pmpi_get_(s[0].addr, &s[0].count, &s[0].type, target_rank, target_disp,
+              target_count, target_datatype, win, ierr);
+  hc_f_sections_end(s, 1, ok, "MPI_Get", HC_MPI_BIND_WIN, *win, ierr);
 }
 #pragma weak mpi_get_f08ts_ = pmpi_get_f08ts_
 #pragma weak pmpir_get_f08ts_ = pmpi_get_f08ts_
@@ -4864,15 +5736,27 @@ void pmpi_get_accumulate_f08ts_(
     MPI_Fint *result_count, MPI_Fint *result_datatype, MPI_Fint *target_rank,
     MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype,
     MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(origin_addr) ||
-      !hc_f_f08ts_contiguous(result_addr)) {
-    hc_f_f08ts_refuse("MPI_Get_accumulate", HC_MPI_BIND_WIN, *win, ierr);
+  if (hc_f_f08ts_contiguous(origin_addr) &&
+      hc_f_f08ts_contiguous(result_addr)) {
+    pmpi_get_accumulate_(
+        hc_f_f08ts_buf(origin_addr), origin_count, origin_datatype,
+        hc_f_f08ts_buf(result_addr), result_count, result_datatype, target_rank,
+        target_disp, target_count, target_datatype, op, win, ierr);
     return;
   }
-  pmpi_get_accumulate_(hc_f_f08ts_buf(origin_addr), origin_count,
-                       origin_datatype, hc_f_f08ts_buf(result_addr),
-                       result_count, result_datatype, target_rank, target_disp,
-                       target_count, target_datatype, op, win, ierr);
+  hc_f_section_t s[2] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "origin_addr", origin_addr, *origin_count,
+                               *origin_datatype, HC_F_SECTION_COUNTED);
+  ok = ok && hc_f_section_open(&s[1], "result_addr", result_addr, *result_count,
+                               *result_datatype,
+                               HC_F_SECTION_COUNTED | HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_get_accumulate_(s[0].addr, &s[0].count, &s[0].type, s[1].addr,
+                         &s[1].count, &s[1].type, target_rank, target_disp,
+                         target_count, target_datatype, op, win, ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Get_accumulate", HC_MPI_BIND_WIN, *win,
+                    ierr);
 }
 #pragma weak mpi_get_accumulate_f08ts_ = pmpi_get_accumulate_f08ts_
 #pragma weak pmpir_get_accumulate_f08ts_ = pmpi_get_accumulate_f08ts_
@@ -4902,15 +5786,27 @@ void pmpi_get_accumulate_f08ts_large_(
     MPI_Count *result_count, MPI_Fint *result_datatype, MPI_Fint *target_rank,
     MPI_Aint *target_disp, MPI_Count *target_count, MPI_Fint *target_datatype,
     MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(origin_addr) ||
-      !hc_f_f08ts_contiguous(result_addr)) {
-    hc_f_f08ts_refuse("MPI_Get_accumulate_c", HC_MPI_BIND_WIN, *win, ierr);
+  if (hc_f_f08ts_contiguous(origin_addr) &&
+      hc_f_f08ts_contiguous(result_addr)) {
+    pmpi_get_accumulate_c_(
+        hc_f_f08ts_buf(origin_addr), origin_count, origin_datatype,
+        hc_f_f08ts_buf(result_addr), result_count, result_datatype, target_rank,
+        target_disp, target_count, target_datatype, op, win, ierr);
     return;
   }
-  pmpi_get_accumulate_c_(
-      hc_f_f08ts_buf(origin_addr), origin_count, origin_datatype,
-      hc_f_f08ts_buf(result_addr), result_count, result_datatype, target_rank,
-      target_disp, target_count, target_datatype, op, win, ierr);
+  hc_f_section_t s[2] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "origin_addr", origin_addr, *origin_count,
+                               *origin_datatype, HC_F_SECTION_COUNTED);
+  ok = ok && hc_f_section_open(&s[1], "result_addr", result_addr, *result_count,
+                               *result_datatype,
+                               HC_F_SECTION_COUNTED | HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_get_accumulate_c_(s[0].addr, &s[0].count_c, &s[0].type, s[1].addr,
+                           &s[1].count_c, &s[1].type, target_rank, target_disp,
+                           target_count, target_datatype, op, win, ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Get_accumulate_c", HC_MPI_BIND_WIN, *win,
+                    ierr);
 }
 #pragma weak mpi_get_accumulate_f08ts_large_ = pmpi_get_accumulate_f08ts_large_
 #pragma weak pmpir_get_accumulate_f08ts_large_ =                               \
@@ -4929,10 +5825,6 @@ void pmpi_get_address_(void *location, MPI_Aint *address, MPI_Fint *ierr) {
 #pragma weak PMPI_GET_ADDRESS = pmpi_get_address_
 void pmpi_get_address_f08ts_(hc_f_gfc_desc_t *location, MPI_Aint *address,
                              MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(location)) {
-    hc_f_f08ts_refuse("MPI_Get_address", HC_MPI_BIND_NONE, 0, ierr);
-    return;
-  }
   pmpi_get_address_(hc_f_f08ts_buf(location), address, ierr);
 }
 #pragma weak mpi_get_address_f08ts_ = pmpi_get_address_f08ts_
@@ -4959,13 +5851,20 @@ void pmpi_get_f08ts_large_(hc_f_gfc_desc_t *origin_addr,
                            MPI_Fint *target_rank, MPI_Aint *target_disp,
                            MPI_Count *target_count, MPI_Fint *target_datatype,
                            MPI_Fint *win, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(origin_addr)) {
-    hc_f_f08ts_refuse("MPI_Get_c", HC_MPI_BIND_WIN, *win, ierr);
+  if (hc_f_f08ts_contiguous(origin_addr)) {
+    pmpi_get_c_(hc_f_f08ts_buf(origin_addr), origin_count, origin_datatype,
+                target_rank, target_disp, target_count, target_datatype, win,
+                ierr);
     return;
   }
-  pmpi_get_c_(hc_f_f08ts_buf(origin_addr), origin_count, origin_datatype,
-              target_rank, target_disp, target_count, target_datatype, win,
-              ierr);
+  hc_f_section_t s[1] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "origin_addr", origin_addr, *origin_count,
+                               *origin_datatype, HC_F_SECTION_COUNTED);
+  if (ok)
+    pmpi_get_c_(s[0].addr, &s[0].count_c, &s[0].type, target_rank, target_disp,
+                target_count, target_datatype, win, ierr);
+  hc_f_sections_end(s, 1, ok, "MPI_Get_c", HC_MPI_BIND_WIN, *win, ierr);
 }
 #pragma weak mpi_get_f08ts_large_ = pmpi_get_f08ts_large_
 #pragma weak pmpir_get_f08ts_large_ = pmpi_get_f08ts_large_
@@ -5468,13 +6367,22 @@ void pmpi_iallgather_f08ts_(hc_f_gfc_desc_t *sendbuf, MPI_Fint *sendcount,
                             MPI_Fint *sendtype, hc_f_gfc_desc_t *recvbuf,
                             MPI_Fint *recvcount, MPI_Fint *recvtype,
                             MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Iallgather", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(sendbuf) && hc_f_f08ts_contiguous(recvbuf)) {
+    pmpi_iallgather_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
+                     hc_f_f08ts_buf(recvbuf), recvcount, recvtype, comm,
+                     request, ierr);
     return;
   }
-  pmpi_iallgather_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
-                   hc_f_f08ts_buf(recvbuf), recvcount, recvtype, comm, request,
-                   ierr);
+  hc_f_section_t s[2] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "sendbuf", sendbuf, *sendcount, *sendtype,
+                               HC_F_SECTION_COUNTED);
+  ok = ok && hc_f_section_open(&s[1], "recvbuf", recvbuf, *recvcount, *recvtype,
+                               HC_F_SECTION_PER_PEER | HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_iallgather_(s[0].addr, &s[0].count, &s[0].type, s[1].addr, &s[1].count,
+                     &s[1].type, comm, request, ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Iallgather", HC_MPI_BIND_COMM, *comm, ierr);
 }
 #pragma weak mpi_iallgather_f08ts_ = pmpi_iallgather_f08ts_
 #pragma weak pmpir_iallgather_f08ts_ = pmpi_iallgather_f08ts_
@@ -5500,13 +6408,23 @@ void pmpi_iallgather_f08ts_large_(hc_f_gfc_desc_t *sendbuf,
                                   MPI_Count *recvcount, MPI_Fint *recvtype,
                                   MPI_Fint *comm, MPI_Fint *request,
                                   MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Iallgather_c", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(sendbuf) && hc_f_f08ts_contiguous(recvbuf)) {
+    pmpi_iallgather_c_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
+                       hc_f_f08ts_buf(recvbuf), recvcount, recvtype, comm,
+                       request, ierr);
     return;
   }
-  pmpi_iallgather_c_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
-                     hc_f_f08ts_buf(recvbuf), recvcount, recvtype, comm,
-                     request, ierr);
+  hc_f_section_t s[2] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "sendbuf", sendbuf, *sendcount, *sendtype,
+                               HC_F_SECTION_COUNTED);
+  ok = ok && hc_f_section_open(&s[1], "recvbuf", recvbuf, *recvcount, *recvtype,
+                               HC_F_SECTION_PER_PEER | HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_iallgather_c_(s[0].addr, &s[0].count_c, &s[0].type, s[1].addr,
+                       &s[1].count_c, &s[1].type, comm, request, ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Iallgather_c", HC_MPI_BIND_COMM, *comm,
+                    ierr);
 }
 #pragma weak mpi_iallgather_f08ts_large_ = pmpi_iallgather_f08ts_large_
 #pragma weak pmpir_iallgather_f08ts_large_ = pmpi_iallgather_f08ts_large_
@@ -5532,13 +6450,22 @@ void pmpi_iallgatherv_f08ts_(hc_f_gfc_desc_t *sendbuf, MPI_Fint *sendcount,
                              MPI_Fint *recvcounts, MPI_Fint *displs,
                              MPI_Fint *recvtype, MPI_Fint *comm,
                              MPI_Fint *request, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Iallgatherv", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(sendbuf) && hc_f_f08ts_contiguous(recvbuf)) {
+    pmpi_iallgatherv_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
+                      hc_f_f08ts_buf(recvbuf), recvcounts, displs, recvtype,
+                      comm, request, ierr);
     return;
   }
-  pmpi_iallgatherv_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
-                    hc_f_f08ts_buf(recvbuf), recvcounts, displs, recvtype, comm,
-                    request, ierr);
+  hc_f_section_t s[2] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "sendbuf", sendbuf, *sendcount, *sendtype,
+                               HC_F_SECTION_COUNTED);
+  ok = ok &&
+       hc_f_section_open(&s[1], "recvbuf", recvbuf, -1, 0, HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_iallgatherv_(s[0].addr, &s[0].count, &s[0].type, s[1].addr, recvcounts,
+                      displs, recvtype, comm, request, ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Iallgatherv", HC_MPI_BIND_COMM, *comm, ierr);
 }
 #pragma weak mpi_iallgatherv_f08ts_ = pmpi_iallgatherv_f08ts_
 #pragma weak pmpir_iallgatherv_f08ts_ = pmpi_iallgatherv_f08ts_
@@ -5566,13 +6493,23 @@ void pmpi_iallgatherv_f08ts_large_(hc_f_gfc_desc_t *sendbuf,
                                    MPI_Count *recvcounts, MPI_Aint *displs,
                                    MPI_Fint *recvtype, MPI_Fint *comm,
                                    MPI_Fint *request, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Iallgatherv_c", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(sendbuf) && hc_f_f08ts_contiguous(recvbuf)) {
+    pmpi_iallgatherv_c_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
+                        hc_f_f08ts_buf(recvbuf), recvcounts, displs, recvtype,
+                        comm, request, ierr);
     return;
   }
-  pmpi_iallgatherv_c_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
-                      hc_f_f08ts_buf(recvbuf), recvcounts, displs, recvtype,
-                      comm, request, ierr);
+  hc_f_section_t s[2] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "sendbuf", sendbuf, *sendcount, *sendtype,
+                               HC_F_SECTION_COUNTED);
+  ok = ok &&
+       hc_f_section_open(&s[1], "recvbuf", recvbuf, -1, 0, HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_iallgatherv_c_(s[0].addr, &s[0].count_c, &s[0].type, s[1].addr,
+                        recvcounts, displs, recvtype, comm, request, ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Iallgatherv_c", HC_MPI_BIND_COMM, *comm,
+                    ierr);
 }
 #pragma weak mpi_iallgatherv_f08ts_large_ = pmpi_iallgatherv_f08ts_large_
 #pragma weak pmpir_iallgatherv_f08ts_large_ = pmpi_iallgatherv_f08ts_large_
@@ -5594,12 +6531,21 @@ void pmpi_iallreduce_(void *sendbuf, void *recvbuf, MPI_Fint *count,
 void pmpi_iallreduce_f08ts_(hc_f_gfc_desc_t *sendbuf, hc_f_gfc_desc_t *recvbuf,
                             MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op,
                             MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Iallreduce", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(sendbuf) && hc_f_f08ts_contiguous(recvbuf)) {
+    pmpi_iallreduce_(hc_f_f08ts_buf(sendbuf), hc_f_f08ts_buf(recvbuf), count,
+                     datatype, op, comm, request, ierr);
     return;
   }
-  pmpi_iallreduce_(hc_f_f08ts_buf(sendbuf), hc_f_f08ts_buf(recvbuf), count,
-                   datatype, op, comm, request, ierr);
+  hc_f_section_t s[2] = {{0}};
+  hc_f_gfc_desc_t *const descs[] = {sendbuf, recvbuf};
+  static const char *const names[] = {"sendbuf", "recvbuf"};
+  static const int how[] = {HC_F_SECTION_COUNTED,
+                            HC_F_SECTION_COUNTED | HC_F_SECTION_OUT};
+  int ok = hc_f_section_open_shared(s, 2, names, descs, how, *count, *datatype);
+  if (ok)
+    pmpi_iallreduce_(s[0].addr, s[1].addr, &s[0].count, &s[0].type, op, comm,
+                     request, ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Iallreduce", HC_MPI_BIND_COMM, *comm, ierr);
 }
 #pragma weak mpi_iallreduce_f08ts_ = pmpi_iallreduce_f08ts_
 #pragma weak pmpir_iallreduce_f08ts_ = pmpi_iallreduce_f08ts_
@@ -5623,12 +6569,22 @@ void pmpi_iallreduce_f08ts_large_(hc_f_gfc_desc_t *sendbuf,
                                   MPI_Fint *datatype, MPI_Fint *op,
                                   MPI_Fint *comm, MPI_Fint *request,
                                   MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Iallreduce_c", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(sendbuf) && hc_f_f08ts_contiguous(recvbuf)) {
+    pmpi_iallreduce_c_(hc_f_f08ts_buf(sendbuf), hc_f_f08ts_buf(recvbuf), count,
+                       datatype, op, comm, request, ierr);
     return;
   }
-  pmpi_iallreduce_c_(hc_f_f08ts_buf(sendbuf), hc_f_f08ts_buf(recvbuf), count,
-                     datatype, op, comm, request, ierr);
+  hc_f_section_t s[2] = {{0}};
+  hc_f_gfc_desc_t *const descs[] = {sendbuf, recvbuf};
+  static const char *const names[] = {"sendbuf", "recvbuf"};
+  static const int how[] = {HC_F_SECTION_COUNTED,
+                            HC_F_SECTION_COUNTED | HC_F_SECTION_OUT};
+  int ok = hc_f_section_open_shared(s, 2, names, descs, how, *count, *datatype);
+  if (ok)
+    pmpi_iallreduce_c_(s[0].addr, s[1].addr, &s[0].count_c, &s[0].type, op,
+                       comm, request, ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Iallreduce_c", HC_MPI_BIND_COMM, *comm,
+                    ierr);
 }
 #pragma weak mpi_iallreduce_f08ts_large_ = pmpi_iallreduce_f08ts_large_
 #pragma weak pmpir_iallreduce_f08ts_large_ = pmpi_iallreduce_f08ts_large_
@@ -5652,13 +6608,22 @@ void pmpi_ialltoall_f08ts_(hc_f_gfc_desc_t *sendbuf, MPI_Fint *sendcount,
                            MPI_Fint *sendtype, hc_f_gfc_desc_t *recvbuf,
                            MPI_Fint *recvcount, MPI_Fint *recvtype,
                            MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Ialltoall", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(sendbuf) && hc_f_f08ts_contiguous(recvbuf)) {
+    pmpi_ialltoall_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
+                    hc_f_f08ts_buf(recvbuf), recvcount, recvtype, comm, request,
+                    ierr);
     return;
   }
-  pmpi_ialltoall_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
-                  hc_f_f08ts_buf(recvbuf), recvcount, recvtype, comm, request,
-                  ierr);
+  hc_f_section_t s[2] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "sendbuf", sendbuf, *sendcount, *sendtype,
+                               HC_F_SECTION_PER_PEER);
+  ok = ok && hc_f_section_open(&s[1], "recvbuf", recvbuf, *recvcount, *recvtype,
+                               HC_F_SECTION_PER_PEER | HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_ialltoall_(s[0].addr, &s[0].count, &s[0].type, s[1].addr, &s[1].count,
+                    &s[1].type, comm, request, ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Ialltoall", HC_MPI_BIND_COMM, *comm, ierr);
 }
 #pragma weak mpi_ialltoall_f08ts_ = pmpi_ialltoall_f08ts_
 #pragma weak pmpir_ialltoall_f08ts_ = pmpi_ialltoall_f08ts_
@@ -5683,13 +6648,22 @@ void pmpi_ialltoall_f08ts_large_(hc_f_gfc_desc_t *sendbuf, MPI_Count *sendcount,
                                  MPI_Count *recvcount, MPI_Fint *recvtype,
                                  MPI_Fint *comm, MPI_Fint *request,
                                  MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Ialltoall_c", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(sendbuf) && hc_f_f08ts_contiguous(recvbuf)) {
+    pmpi_ialltoall_c_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
+                      hc_f_f08ts_buf(recvbuf), recvcount, recvtype, comm,
+                      request, ierr);
     return;
   }
-  pmpi_ialltoall_c_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
-                    hc_f_f08ts_buf(recvbuf), recvcount, recvtype, comm, request,
-                    ierr);
+  hc_f_section_t s[2] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "sendbuf", sendbuf, *sendcount, *sendtype,
+                               HC_F_SECTION_PER_PEER);
+  ok = ok && hc_f_section_open(&s[1], "recvbuf", recvbuf, *recvcount, *recvtype,
+                               HC_F_SECTION_PER_PEER | HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_ialltoall_c_(s[0].addr, &s[0].count_c, &s[0].type, s[1].addr,
+                      &s[1].count_c, &s[1].type, comm, request, ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Ialltoall_c", HC_MPI_BIND_COMM, *comm, ierr);
 }
 #pragma weak mpi_ialltoall_f08ts_large_ = pmpi_ialltoall_f08ts_large_
 #pragma weak pmpir_ialltoall_f08ts_large_ = pmpi_ialltoall_f08ts_large_
@@ -5715,13 +6689,21 @@ void pmpi_ialltoallv_f08ts_(hc_f_gfc_desc_t *sendbuf, MPI_Fint *sendcounts,
                             hc_f_gfc_desc_t *recvbuf, MPI_Fint *recvcounts,
                             MPI_Fint *rdispls, MPI_Fint *recvtype,
                             MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Ialltoallv", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(sendbuf) && hc_f_f08ts_contiguous(recvbuf)) {
+    pmpi_ialltoallv_(hc_f_f08ts_buf(sendbuf), sendcounts, sdispls, sendtype,
+                     hc_f_f08ts_buf(recvbuf), recvcounts, rdispls, recvtype,
+                     comm, request, ierr);
     return;
   }
-  pmpi_ialltoallv_(hc_f_f08ts_buf(sendbuf), sendcounts, sdispls, sendtype,
-                   hc_f_f08ts_buf(recvbuf), recvcounts, rdispls, recvtype, comm,
-                   request, ierr);
+  hc_f_section_t s[2] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "sendbuf", sendbuf, -1, 0, 0);
+  ok = ok &&
+       hc_f_section_open(&s[1], "recvbuf", recvbuf, -1, 0, HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_ialltoallv_(s[0].addr, sendcounts, sdispls, sendtype, s[1].addr,
+                     recvcounts, rdispls, recvtype, comm, request, ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Ialltoallv", HC_MPI_BIND_COMM, *comm, ierr);
 }
 #pragma weak mpi_ialltoallv_f08ts_ = pmpi_ialltoallv_f08ts_
 #pragma weak pmpir_ialltoallv_f08ts_ = pmpi_ialltoallv_f08ts_
@@ -5749,13 +6731,22 @@ void pmpi_ialltoallv_f08ts_large_(hc_f_gfc_desc_t *sendbuf,
                                   MPI_Count *recvcounts, MPI_Aint *rdispls,
                                   MPI_Fint *recvtype, MPI_Fint *comm,
                                   MPI_Fint *request, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Ialltoallv_c", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(sendbuf) && hc_f_f08ts_contiguous(recvbuf)) {
+    pmpi_ialltoallv_c_(hc_f_f08ts_buf(sendbuf), sendcounts, sdispls, sendtype,
+                       hc_f_f08ts_buf(recvbuf), recvcounts, rdispls, recvtype,
+                       comm, request, ierr);
     return;
   }
-  pmpi_ialltoallv_c_(hc_f_f08ts_buf(sendbuf), sendcounts, sdispls, sendtype,
-                     hc_f_f08ts_buf(recvbuf), recvcounts, rdispls, recvtype,
-                     comm, request, ierr);
+  hc_f_section_t s[2] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "sendbuf", sendbuf, -1, 0, 0);
+  ok = ok &&
+       hc_f_section_open(&s[1], "recvbuf", recvbuf, -1, 0, HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_ialltoallv_c_(s[0].addr, sendcounts, sdispls, sendtype, s[1].addr,
+                       recvcounts, rdispls, recvtype, comm, request, ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Ialltoallv_c", HC_MPI_BIND_COMM, *comm,
+                    ierr);
 }
 #pragma weak mpi_ialltoallv_f08ts_large_ = pmpi_ialltoallv_f08ts_large_
 #pragma weak pmpir_ialltoallv_f08ts_large_ = pmpi_ialltoallv_f08ts_large_
@@ -5781,13 +6772,21 @@ void pmpi_ialltoallw_f08ts_(hc_f_gfc_desc_t *sendbuf, MPI_Fint *sendcounts,
                             hc_f_gfc_desc_t *recvbuf, MPI_Fint *recvcounts,
                             MPI_Fint *rdispls, MPI_Fint *recvtypes,
                             MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Ialltoallw", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(sendbuf) && hc_f_f08ts_contiguous(recvbuf)) {
+    pmpi_ialltoallw_(hc_f_f08ts_buf(sendbuf), sendcounts, sdispls, sendtypes,
+                     hc_f_f08ts_buf(recvbuf), recvcounts, rdispls, recvtypes,
+                     comm, request, ierr);
     return;
   }
-  pmpi_ialltoallw_(hc_f_f08ts_buf(sendbuf), sendcounts, sdispls, sendtypes,
-                   hc_f_f08ts_buf(recvbuf), recvcounts, rdispls, recvtypes,
-                   comm, request, ierr);
+  hc_f_section_t s[2] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "sendbuf", sendbuf, -1, 0, 0);
+  ok = ok &&
+       hc_f_section_open(&s[1], "recvbuf", recvbuf, -1, 0, HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_ialltoallw_(s[0].addr, sendcounts, sdispls, sendtypes, s[1].addr,
+                     recvcounts, rdispls, recvtypes, comm, request, ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Ialltoallw", HC_MPI_BIND_COMM, *comm, ierr);
 }
 #pragma weak mpi_ialltoallw_f08ts_ = pmpi_ialltoallw_f08ts_
 #pragma weak pmpir_ialltoallw_f08ts_ = pmpi_ialltoallw_f08ts_
@@ -5815,13 +6814,22 @@ void pmpi_ialltoallw_f08ts_large_(hc_f_gfc_desc_t *sendbuf,
                                   MPI_Count *recvcounts, MPI_Aint *rdispls,
                                   MPI_Fint *recvtypes, MPI_Fint *comm,
                                   MPI_Fint *request, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Ialltoallw_c", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(sendbuf) && hc_f_f08ts_contiguous(recvbuf)) {
+    pmpi_ialltoallw_c_(hc_f_f08ts_buf(sendbuf), sendcounts, sdispls, sendtypes,
+                       hc_f_f08ts_buf(recvbuf), recvcounts, rdispls, recvtypes,
+                       comm, request, ierr);
     return;
   }
-  pmpi_ialltoallw_c_(hc_f_f08ts_buf(sendbuf), sendcounts, sdispls, sendtypes,
-                     hc_f_f08ts_buf(recvbuf), recvcounts, rdispls, recvtypes,
-                     comm, request, ierr);
+  hc_f_section_t s[2] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "sendbuf", sendbuf, -1, 0, 0);
+  ok = ok &&
+       hc_f_section_open(&s[1], "recvbuf", recvbuf, -1, 0, HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_ialltoallw_c_(s[0].addr, sendcounts, sdispls, sendtypes, s[1].addr,
+                       recvcounts, rdispls, recvtypes, comm, request, ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Ialltoallw_c", HC_MPI_BIND_COMM, *comm,
+                    ierr);
 }
 #pragma weak mpi_ialltoallw_f08ts_large_ = pmpi_ialltoallw_f08ts_large_
 #pragma weak pmpir_ialltoallw_f08ts_large_ = pmpi_ialltoallw_f08ts_large_
@@ -5858,12 +6866,18 @@ void pmpi_ibcast_(void *buffer, MPI_Fint *count, MPI_Fint *datatype,
 void pmpi_ibcast_f08ts_(hc_f_gfc_desc_t *buffer, MPI_Fint *count,
                         MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm,
                         MPI_Fint *request, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(buffer)) {
-    hc_f_f08ts_refuse("MPI_Ibcast", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(buffer)) {
+    pmpi_ibcast_(hc_f_f08ts_buf(buffer), count, datatype, root, comm, request,
+                 ierr);
     return;
   }
-  pmpi_ibcast_(hc_f_f08ts_buf(buffer), count, datatype, root, comm, request,
-               ierr);
+  hc_f_section_t s[1] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "buffer", buffer, *count, *datatype,
+                               HC_F_SECTION_COUNTED | HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_ibcast_(s[0].addr, &s[0].count, &s[0].type, root, comm, request, ierr);
+  hc_f_sections_end(s, 1, ok, "MPI_Ibcast", HC_MPI_BIND_COMM, *comm, ierr);
 }
 #pragma weak mpi_ibcast_f08ts_ = pmpi_ibcast_f08ts_
 #pragma weak pmpir_ibcast_f08ts_ = pmpi_ibcast_f08ts_
@@ -5886,12 +6900,19 @@ void pmpi_ibcast_f08ts_large_(hc_f_gfc_desc_t *buffer, MPI_Count *count,
                               MPI_Fint *datatype, MPI_Fint *root,
                               MPI_Fint *comm, MPI_Fint *request,
                               MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(buffer)) {
-    hc_f_f08ts_refuse("MPI_Ibcast_c", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(buffer)) {
+    pmpi_ibcast_c_(hc_f_f08ts_buf(buffer), count, datatype, root, comm, request,
+                   ierr);
     return;
   }
-  pmpi_ibcast_c_(hc_f_f08ts_buf(buffer), count, datatype, root, comm, request,
-                 ierr);
+  hc_f_section_t s[1] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "buffer", buffer, *count, *datatype,
+                               HC_F_SECTION_COUNTED | HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_ibcast_c_(s[0].addr, &s[0].count_c, &s[0].type, root, comm, request,
+                   ierr);
+  hc_f_sections_end(s, 1, ok, "MPI_Ibcast_c", HC_MPI_BIND_COMM, *comm, ierr);
 }
 #pragma weak mpi_ibcast_f08ts_large_ = pmpi_ibcast_f08ts_large_
 #pragma weak pmpir_ibcast_f08ts_large_ = pmpi_ibcast_f08ts_large_
@@ -5913,12 +6934,19 @@ void pmpi_ibsend_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
 void pmpi_ibsend_f08ts_(hc_f_gfc_desc_t *buf, MPI_Fint *count,
                         MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag,
                         MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_Ibsend", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(buf)) {
+    pmpi_ibsend_(hc_f_f08ts_buf(buf), count, datatype, dest, tag, comm, request,
+                 ierr);
     return;
   }
-  pmpi_ibsend_(hc_f_f08ts_buf(buf), count, datatype, dest, tag, comm, request,
-               ierr);
+  hc_f_section_t s[1] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "buf", buf, *count, *datatype,
+                               HC_F_SECTION_COUNTED);
+  if (ok)
+    pmpi_ibsend_(s[0].addr, &s[0].count, &s[0].type, dest, tag, comm, request,
+                 ierr);
+  hc_f_sections_end(s, 1, ok, "MPI_Ibsend", HC_MPI_BIND_COMM, *comm, ierr);
 }
 #pragma weak mpi_ibsend_f08ts_ = pmpi_ibsend_f08ts_
 #pragma weak pmpir_ibsend_f08ts_ = pmpi_ibsend_f08ts_
@@ -5941,12 +6969,19 @@ void pmpi_ibsend_f08ts_large_(hc_f_gfc_desc_t *buf, MPI_Count *count,
                               MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag,
                               MPI_Fint *comm, MPI_Fint *request,
                               MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_Ibsend_c", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(buf)) {
+    pmpi_ibsend_c_(hc_f_f08ts_buf(buf), count, datatype, dest, tag, comm,
+                   request, ierr);
     return;
   }
-  pmpi_ibsend_c_(hc_f_f08ts_buf(buf), count, datatype, dest, tag, comm, request,
-                 ierr);
+  hc_f_section_t s[1] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "buf", buf, *count, *datatype,
+                               HC_F_SECTION_COUNTED);
+  if (ok)
+    pmpi_ibsend_c_(s[0].addr, &s[0].count_c, &s[0].type, dest, tag, comm,
+                   request, ierr);
+  hc_f_sections_end(s, 1, ok, "MPI_Ibsend_c", HC_MPI_BIND_COMM, *comm, ierr);
 }
 #pragma weak mpi_ibsend_f08ts_large_ = pmpi_ibsend_f08ts_large_
 #pragma weak pmpir_ibsend_f08ts_large_ = pmpi_ibsend_f08ts_large_
@@ -5968,12 +7003,21 @@ void pmpi_iexscan_(void *sendbuf, void *recvbuf, MPI_Fint *count,
 void pmpi_iexscan_f08ts_(hc_f_gfc_desc_t *sendbuf, hc_f_gfc_desc_t *recvbuf,
                          MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op,
                          MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Iexscan", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(sendbuf) && hc_f_f08ts_contiguous(recvbuf)) {
+    pmpi_iexscan_(hc_f_f08ts_buf(sendbuf), hc_f_f08ts_buf(recvbuf), count,
+                  datatype, op, comm, request, ierr);
     return;
   }
-  pmpi_iexscan_(hc_f_f08ts_buf(sendbuf), hc_f_f08ts_buf(recvbuf), count,
-                datatype, op, comm, request, ierr);
+  hc_f_section_t s[2] = {{0}};
+  hc_f_gfc_desc_t *const descs[] = {sendbuf, recvbuf};
+  static const char *const names[] = {"sendbuf", "recvbuf"};
+  static const int how[] = {HC_F_SECTION_COUNTED,
+                            HC_F_SECTION_COUNTED | HC_F_SECTION_OUT};
+  int ok = hc_f_section_open_shared(s, 2, names, descs, how, *count, *datatype);
+  if (ok)
+    pmpi_iexscan_(s[0].addr, s[1].addr, &s[0].count, &s[0].type, op, comm,
+                  request, ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Iexscan", HC_MPI_BIND_COMM, *comm, ierr);
 }
 #pragma weak mpi_iexscan_f08ts_ = pmpi_iexscan_f08ts_
 #pragma weak pmpir_iexscan_f08ts_ = pmpi_iexscan_f08ts_
@@ -5996,12 +7040,21 @@ void pmpi_iexscan_f08ts_large_(hc_f_gfc_desc_t *sendbuf,
                                hc_f_gfc_desc_t *recvbuf, MPI_Count *count,
                                MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm,
                                MPI_Fint *request, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Iexscan_c", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(sendbuf) && hc_f_f08ts_contiguous(recvbuf)) {
+    pmpi_iexscan_c_(hc_f_f08ts_buf(sendbuf), hc_f_f08ts_buf(recvbuf), count,
+                    datatype, op, comm, request, ierr);
     return;
   }
-  pmpi_iexscan_c_(hc_f_f08ts_buf(sendbuf), hc_f_f08ts_buf(recvbuf), count,
-                  datatype, op, comm, request, ierr);
+  hc_f_section_t s[2] = {{0}};
+  hc_f_gfc_desc_t *const descs[] = {sendbuf, recvbuf};
+  static const char *const names[] = {"sendbuf", "recvbuf"};
+  static const int how[] = {HC_F_SECTION_COUNTED,
+                            HC_F_SECTION_COUNTED | HC_F_SECTION_OUT};
+  int ok = hc_f_section_open_shared(s, 2, names, descs, how, *count, *datatype);
+  if (ok)
+    pmpi_iexscan_c_(s[0].addr, s[1].addr, &s[0].count_c, &s[0].type, op, comm,
+                    request, ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Iexscan_c", HC_MPI_BIND_COMM, *comm, ierr);
 }
 #pragma weak mpi_iexscan_f08ts_large_ = pmpi_iexscan_f08ts_large_
 #pragma weak pmpir_iexscan_f08ts_large_ = pmpi_iexscan_f08ts_large_
@@ -6027,13 +7080,22 @@ void pmpi_igather_f08ts_(hc_f_gfc_desc_t *sendbuf, MPI_Fint *sendcount,
                          MPI_Fint *recvcount, MPI_Fint *recvtype,
                          MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request,
                          MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Igather", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(sendbuf) && hc_f_f08ts_contiguous(recvbuf)) {
+    pmpi_igather_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
+                  hc_f_f08ts_buf(recvbuf), recvcount, recvtype, root, comm,
+                  request, ierr);
     return;
   }
-  pmpi_igather_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
-                hc_f_f08ts_buf(recvbuf), recvcount, recvtype, root, comm,
-                request, ierr);
+  hc_f_section_t s[2] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "sendbuf", sendbuf, *sendcount, *sendtype,
+                               HC_F_SECTION_COUNTED);
+  ok = ok && hc_f_section_open(&s[1], "recvbuf", recvbuf, *recvcount, *recvtype,
+                               HC_F_SECTION_PER_PEER | HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_igather_(s[0].addr, &s[0].count, &s[0].type, s[1].addr, &s[1].count,
+                  &s[1].type, root, comm, request, ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Igather", HC_MPI_BIND_COMM, *comm, ierr);
 }
 #pragma weak mpi_igather_f08ts_ = pmpi_igather_f08ts_
 #pragma weak pmpir_igather_f08ts_ = pmpi_igather_f08ts_
@@ -6059,13 +7121,22 @@ void pmpi_igather_f08ts_large_(hc_f_gfc_desc_t *sendbuf, MPI_Count *sendcount,
                                MPI_Count *recvcount, MPI_Fint *recvtype,
                                MPI_Fint *root, MPI_Fint *comm,
                                MPI_Fint *request, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Igather_c", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(sendbuf) && hc_f_f08ts_contiguous(recvbuf)) {
+    pmpi_igather_c_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
+                    hc_f_f08ts_buf(recvbuf), recvcount, recvtype, root, comm,
+                    request, ierr);
     return;
   }
-  pmpi_igather_c_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
-                  hc_f_f08ts_buf(recvbuf), recvcount, recvtype, root, comm,
-                  request, ierr);
+  hc_f_section_t s[2] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "sendbuf", sendbuf, *sendcount, *sendtype,
+                               HC_F_SECTION_COUNTED);
+  ok = ok && hc_f_section_open(&s[1], "recvbuf", recvbuf, *recvcount, *recvtype,
+                               HC_F_SECTION_PER_PEER | HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_igather_c_(s[0].addr, &s[0].count_c, &s[0].type, s[1].addr,
+                    &s[1].count_c, &s[1].type, root, comm, request, ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Igather_c", HC_MPI_BIND_COMM, *comm, ierr);
 }
 #pragma weak mpi_igather_f08ts_large_ = pmpi_igather_f08ts_large_
 #pragma weak pmpir_igather_f08ts_large_ = pmpi_igather_f08ts_large_
@@ -6091,13 +7162,22 @@ void pmpi_igatherv_f08ts_(hc_f_gfc_desc_t *sendbuf, MPI_Fint *sendcount,
                           MPI_Fint *recvcounts, MPI_Fint *displs,
                           MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm,
                           MPI_Fint *request, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Igatherv", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(sendbuf) && hc_f_f08ts_contiguous(recvbuf)) {
+    pmpi_igatherv_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
+                   hc_f_f08ts_buf(recvbuf), recvcounts, displs, recvtype, root,
+                   comm, request, ierr);
     return;
   }
-  pmpi_igatherv_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
-                 hc_f_f08ts_buf(recvbuf), recvcounts, displs, recvtype, root,
-                 comm, request, ierr);
+  hc_f_section_t s[2] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "sendbuf", sendbuf, *sendcount, *sendtype,
+                               HC_F_SECTION_COUNTED);
+  ok = ok &&
+       hc_f_section_open(&s[1], "recvbuf", recvbuf, -1, 0, HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_igatherv_(s[0].addr, &s[0].count, &s[0].type, s[1].addr, recvcounts,
+                   displs, recvtype, root, comm, request, ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Igatherv", HC_MPI_BIND_COMM, *comm, ierr);
 }
 #pragma weak mpi_igatherv_f08ts_ = pmpi_igatherv_f08ts_
 #pragma weak pmpir_igatherv_f08ts_ = pmpi_igatherv_f08ts_
@@ -6124,13 +7204,22 @@ void pmpi_igatherv_f08ts_large_(hc_f_gfc_desc_t *sendbuf, MPI_Count *sendcount,
                                 MPI_Fint *recvtype, MPI_Fint *root,
                                 MPI_Fint *comm, MPI_Fint *request,
                                 MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Igatherv_c", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(sendbuf) && hc_f_f08ts_contiguous(recvbuf)) {
+    pmpi_igatherv_c_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
+                     hc_f_f08ts_buf(recvbuf), recvcounts, displs, recvtype,
+                     root, comm, request, ierr);
     return;
   }
-  pmpi_igatherv_c_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
-                   hc_f_f08ts_buf(recvbuf), recvcounts, displs, recvtype, root,
-                   comm, request, ierr);
+  hc_f_section_t s[2] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "sendbuf", sendbuf, *sendcount, *sendtype,
+                               HC_F_SECTION_COUNTED);
+  ok = ok &&
+       hc_f_section_open(&s[1], "recvbuf", recvbuf, -1, 0, HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_igatherv_c_(s[0].addr, &s[0].count_c, &s[0].type, s[1].addr,
+                     recvcounts, displs, recvtype, root, comm, request, ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Igatherv_c", HC_MPI_BIND_COMM, *comm, ierr);
 }
 #pragma weak mpi_igatherv_f08ts_large_ = pmpi_igatherv_f08ts_large_
 #pragma weak pmpir_igatherv_f08ts_large_ = pmpi_igatherv_f08ts_large_
@@ -6172,11 +7261,17 @@ void pmpi_imrecv_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
 void pmpi_imrecv_f08ts_(hc_f_gfc_desc_t *buf, MPI_Fint *count,
                         MPI_Fint *datatype, MPI_Fint *message,
                         MPI_Fint *request, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_Imrecv", HC_MPI_BIND_NONE, 0, ierr);
+  if (hc_f_f08ts_contiguous(buf)) {
+    pmpi_imrecv_(hc_f_f08ts_buf(buf), count, datatype, message, request, ierr);
     return;
   }
-  pmpi_imrecv_(hc_f_f08ts_buf(buf), count, datatype, message, request, ierr);
+  hc_f_section_t s[1] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "buf", buf, *count, *datatype,
+                               HC_F_SECTION_COUNTED | HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_imrecv_(s[0].addr, &s[0].count, &s[0].type, message, request, ierr);
+  hc_f_sections_end(s, 1, ok, "MPI_Imrecv", HC_MPI_BIND_NONE, 0, ierr);
 }
 #pragma weak mpi_imrecv_f08ts_ = pmpi_imrecv_f08ts_
 #pragma weak pmpir_imrecv_f08ts_ = pmpi_imrecv_f08ts_
@@ -6196,11 +7291,19 @@ void pmpi_imrecv_c_(void *buf, MPI_Count *count, MPI_Fint *datatype,
 void pmpi_imrecv_f08ts_large_(hc_f_gfc_desc_t *buf, MPI_Count *count,
                               MPI_Fint *datatype, MPI_Fint *message,
                               MPI_Fint *request, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_Imrecv_c", HC_MPI_BIND_NONE, 0, ierr);
+  if (hc_f_f08ts_contiguous(buf)) {
+    pmpi_imrecv_c_(hc_f_f08ts_buf(buf), count, datatype, message, request,
+                   ierr);
     return;
   }
-  pmpi_imrecv_c_(hc_f_f08ts_buf(buf), count, datatype, message, request, ierr);
+  hc_f_section_t s[1] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "buf", buf, *count, *datatype,
+                               HC_F_SECTION_COUNTED | HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_imrecv_c_(s[0].addr, &s[0].count_c, &s[0].type, message, request,
+                   ierr);
+  hc_f_sections_end(s, 1, ok, "MPI_Imrecv_c", HC_MPI_BIND_NONE, 0, ierr);
 }
 #pragma weak mpi_imrecv_f08ts_large_ = pmpi_imrecv_f08ts_large_
 #pragma weak pmpir_imrecv_f08ts_large_ = pmpi_imrecv_f08ts_large_
@@ -6228,13 +7331,23 @@ void pmpi_ineighbor_allgather_f08ts_(hc_f_gfc_desc_t *sendbuf,
                                      MPI_Fint *recvcount, MPI_Fint *recvtype,
                                      MPI_Fint *comm, MPI_Fint *request,
                                      MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Ineighbor_allgather", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(sendbuf) && hc_f_f08ts_contiguous(recvbuf)) {
+    pmpi_ineighbor_allgather_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
+                              hc_f_f08ts_buf(recvbuf), recvcount, recvtype,
+                              comm, request, ierr);
     return;
   }
-  pmpi_ineighbor_allgather_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
-                            hc_f_f08ts_buf(recvbuf), recvcount, recvtype, comm,
-                            request, ierr);
+  hc_f_section_t s[2] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "sendbuf", sendbuf, *sendcount, *sendtype,
+                               HC_F_SECTION_COUNTED);
+  ok = ok && hc_f_section_open(&s[1], "recvbuf", recvbuf, *recvcount, *recvtype,
+                               HC_F_SECTION_PER_PEER | HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_ineighbor_allgather_(s[0].addr, &s[0].count, &s[0].type, s[1].addr,
+                              &s[1].count, &s[1].type, comm, request, ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Ineighbor_allgather", HC_MPI_BIND_COMM,
+                    *comm, ierr);
 }
 #pragma weak mpi_ineighbor_allgather_f08ts_ = pmpi_ineighbor_allgather_f08ts_
 #pragma weak pmpir_ineighbor_allgather_f08ts_ = pmpi_ineighbor_allgather_f08ts_
@@ -6260,14 +7373,23 @@ void pmpi_ineighbor_allgather_f08ts_large_(
     hc_f_gfc_desc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype,
     hc_f_gfc_desc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype,
     MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Ineighbor_allgather_c", HC_MPI_BIND_COMM, *comm,
-                      ierr);
+  if (hc_f_f08ts_contiguous(sendbuf) && hc_f_f08ts_contiguous(recvbuf)) {
+    pmpi_ineighbor_allgather_c_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
+                                hc_f_f08ts_buf(recvbuf), recvcount, recvtype,
+                                comm, request, ierr);
     return;
   }
-  pmpi_ineighbor_allgather_c_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
-                              hc_f_f08ts_buf(recvbuf), recvcount, recvtype,
-                              comm, request, ierr);
+  hc_f_section_t s[2] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "sendbuf", sendbuf, *sendcount, *sendtype,
+                               HC_F_SECTION_COUNTED);
+  ok = ok && hc_f_section_open(&s[1], "recvbuf", recvbuf, *recvcount, *recvtype,
+                               HC_F_SECTION_PER_PEER | HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_ineighbor_allgather_c_(s[0].addr, &s[0].count_c, &s[0].type, s[1].addr,
+                                &s[1].count_c, &s[1].type, comm, request, ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Ineighbor_allgather_c", HC_MPI_BIND_COMM,
+                    *comm, ierr);
 }
 #pragma weak mpi_ineighbor_allgather_f08ts_large_ =                            \
     pmpi_ineighbor_allgather_f08ts_large_
@@ -6297,14 +7419,24 @@ void pmpi_ineighbor_allgatherv_f08ts_(hc_f_gfc_desc_t *sendbuf,
                                       MPI_Fint *recvcounts, MPI_Fint *displs,
                                       MPI_Fint *recvtype, MPI_Fint *comm,
                                       MPI_Fint *request, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Ineighbor_allgatherv", HC_MPI_BIND_COMM, *comm,
-                      ierr);
+  if (hc_f_f08ts_contiguous(sendbuf) && hc_f_f08ts_contiguous(recvbuf)) {
+    pmpi_ineighbor_allgatherv_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
+                               hc_f_f08ts_buf(recvbuf), recvcounts, displs,
+                               recvtype, comm, request, ierr);
     return;
   }
-  pmpi_ineighbor_allgatherv_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
-                             hc_f_f08ts_buf(recvbuf), recvcounts, displs,
-                             recvtype, comm, request, ierr);
+  hc_f_section_t s[2] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "sendbuf", sendbuf, *sendcount, *sendtype,
+                               HC_F_SECTION_COUNTED);
+  ok = ok &&
+       hc_f_section_open(&s[1], "recvbuf", recvbuf, -1, 0, HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_ineighbor_allgatherv_(s[0].addr, &s[0].count, &s[0].type, s[1].addr,
+                               recvcounts, displs, recvtype, comm, request,
+                               ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Ineighbor_allgatherv", HC_MPI_BIND_COMM,
+                    *comm, ierr);
 }
 #pragma weak mpi_ineighbor_allgatherv_f08ts_ = pmpi_ineighbor_allgatherv_f08ts_
 #pragma weak pmpir_ineighbor_allgatherv_f08ts_ =                               \
@@ -6331,14 +7463,24 @@ void pmpi_ineighbor_allgatherv_f08ts_large_(
     hc_f_gfc_desc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype,
     hc_f_gfc_desc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs,
     MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Ineighbor_allgatherv_c", HC_MPI_BIND_COMM, *comm,
-                      ierr);
+  if (hc_f_f08ts_contiguous(sendbuf) && hc_f_f08ts_contiguous(recvbuf)) {
+    pmpi_ineighbor_allgatherv_c_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
+                                 hc_f_f08ts_buf(recvbuf), recvcounts, displs,
+                                 recvtype, comm, request, ierr);
     return;
   }
-  pmpi_ineighbor_allgatherv_c_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
-                               hc_f_f08ts_buf(recvbuf), recvcounts, displs,
-                               recvtype, comm, request, ierr);
+  hc_f_section_t s[2] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "sendbuf", sendbuf, *sendcount, *sendtype,
+                               HC_F_SECTION_COUNTED);
+  ok = ok &&
+       hc_f_section_open(&s[1], "recvbuf", recvbuf, -1, 0, HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_ineighbor_allgatherv_c_(s[0].addr, &s[0].count_c, &s[0].type,
+                                 s[1].addr, recvcounts, displs, recvtype, comm,
+                                 request, ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Ineighbor_allgatherv_c", HC_MPI_BIND_COMM,
+                    *comm, ierr);
 }
 #pragma weak mpi_ineighbor_allgatherv_f08ts_large_ =                           \
     pmpi_ineighbor_allgatherv_f08ts_large_
@@ -6368,13 +7510,23 @@ void pmpi_ineighbor_alltoall_f08ts_(hc_f_gfc_desc_t *sendbuf,
                                     MPI_Fint *recvcount, MPI_Fint *recvtype,
                                     MPI_Fint *comm, MPI_Fint *request,
                                     MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Ineighbor_alltoall", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(sendbuf) && hc_f_f08ts_contiguous(recvbuf)) {
+    pmpi_ineighbor_alltoall_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
+                             hc_f_f08ts_buf(recvbuf), recvcount, recvtype, comm,
+                             request, ierr);
     return;
   }
-  pmpi_ineighbor_alltoall_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
-                           hc_f_f08ts_buf(recvbuf), recvcount, recvtype, comm,
-                           request, ierr);
+  hc_f_section_t s[2] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "sendbuf", sendbuf, *sendcount, *sendtype,
+                               HC_F_SECTION_PER_PEER);
+  ok = ok && hc_f_section_open(&s[1], "recvbuf", recvbuf, *recvcount, *recvtype,
+                               HC_F_SECTION_PER_PEER | HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_ineighbor_alltoall_(s[0].addr, &s[0].count, &s[0].type, s[1].addr,
+                             &s[1].count, &s[1].type, comm, request, ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Ineighbor_alltoall", HC_MPI_BIND_COMM, *comm,
+                    ierr);
 }
 #pragma weak mpi_ineighbor_alltoall_f08ts_ = pmpi_ineighbor_alltoall_f08ts_
 #pragma weak pmpir_ineighbor_alltoall_f08ts_ = pmpi_ineighbor_alltoall_f08ts_
@@ -6400,14 +7552,23 @@ void pmpi_ineighbor_alltoall_f08ts_large_(
     hc_f_gfc_desc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype,
     hc_f_gfc_desc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype,
     MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Ineighbor_alltoall_c", HC_MPI_BIND_COMM, *comm,
-                      ierr);
+  if (hc_f_f08ts_contiguous(sendbuf) && hc_f_f08ts_contiguous(recvbuf)) {
+    pmpi_ineighbor_alltoall_c_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
+                               hc_f_f08ts_buf(recvbuf), recvcount, recvtype,
+                               comm, request, ierr);
     return;
   }
-  pmpi_ineighbor_alltoall_c_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
-                             hc_f_f08ts_buf(recvbuf), recvcount, recvtype, comm,
-                             request, ierr);
+  hc_f_section_t s[2] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "sendbuf", sendbuf, *sendcount, *sendtype,
+                               HC_F_SECTION_PER_PEER);
+  ok = ok && hc_f_section_open(&s[1], "recvbuf", recvbuf, *recvcount, *recvtype,
+                               HC_F_SECTION_PER_PEER | HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_ineighbor_alltoall_c_(s[0].addr, &s[0].count_c, &s[0].type, s[1].addr,
+                               &s[1].count_c, &s[1].type, comm, request, ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Ineighbor_alltoall_c", HC_MPI_BIND_COMM,
+                    *comm, ierr);
 }
 #pragma weak mpi_ineighbor_alltoall_f08ts_large_ =                             \
     pmpi_ineighbor_alltoall_f08ts_large_
@@ -6439,13 +7600,23 @@ void pmpi_ineighbor_alltoallv_f08ts_(hc_f_gfc_desc_t *sendbuf,
                                      MPI_Fint *recvcounts, MPI_Fint *rdispls,
                                      MPI_Fint *recvtype, MPI_Fint *comm,
                                      MPI_Fint *request, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Ineighbor_alltoallv", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(sendbuf) && hc_f_f08ts_contiguous(recvbuf)) {
+    pmpi_ineighbor_alltoallv_(hc_f_f08ts_buf(sendbuf), sendcounts, sdispls,
+                              sendtype, hc_f_f08ts_buf(recvbuf), recvcounts,
+                              rdispls, recvtype, comm, request, ierr);
     return;
   }
-  pmpi_ineighbor_alltoallv_(hc_f_f08ts_buf(sendbuf), sendcounts, sdispls,
-                            sendtype, hc_f_f08ts_buf(recvbuf), recvcounts,
-                            rdispls, recvtype, comm, request, ierr);
+  hc_f_section_t s[2] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "sendbuf", sendbuf, -1, 0, 0);
+  ok = ok &&
+       hc_f_section_open(&s[1], "recvbuf", recvbuf, -1, 0, HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_ineighbor_alltoallv_(s[0].addr, sendcounts, sdispls, sendtype,
+                              s[1].addr, recvcounts, rdispls, recvtype, comm,
+                              request, ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Ineighbor_alltoallv", HC_MPI_BIND_COMM,
+                    *comm, ierr);
 }
 #pragma weak mpi_ineighbor_alltoallv_f08ts_ = pmpi_ineighbor_alltoallv_f08ts_
 #pragma weak pmpir_ineighbor_alltoallv_f08ts_ = pmpi_ineighbor_alltoallv_f08ts_
@@ -6473,14 +7644,23 @@ void pmpi_ineighbor_alltoallv_f08ts_large_(
     MPI_Fint *sendtype, hc_f_gfc_desc_t *recvbuf, MPI_Count *recvcounts,
     MPI_Aint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request,
     MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Ineighbor_alltoallv_c", HC_MPI_BIND_COMM, *comm,
-                      ierr);
+  if (hc_f_f08ts_contiguous(sendbuf) && hc_f_f08ts_contiguous(recvbuf)) {
+    pmpi_ineighbor_alltoallv_c_(hc_f_f08ts_buf(sendbuf), sendcounts, sdispls,
+                                sendtype, hc_f_f08ts_buf(recvbuf), recvcounts,
+                                rdispls, recvtype, comm, request, ierr);
     return;
   }
-  pmpi_ineighbor_alltoallv_c_(hc_f_f08ts_buf(sendbuf), sendcounts, sdispls,
-                              sendtype, hc_f_f08ts_buf(recvbuf), recvcounts,
-                              rdispls, recvtype, comm, request, ierr);
+  hc_f_section_t s[2] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "sendbuf", sendbuf, -1, 0, 0);
+  ok = ok &&
+       hc_f_section_open(&s[1], "recvbuf", recvbuf, -1, 0, HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_ineighbor_alltoallv_c_(s[0].addr, sendcounts, sdispls, sendtype,
+                                s[1].addr, recvcounts, rdispls, recvtype, comm,
+                                request, ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Ineighbor_alltoallv_c", HC_MPI_BIND_COMM,
+                    *comm, ierr);
 }
 #pragma weak mpi_ineighbor_alltoallv_f08ts_large_ =                            \
     pmpi_ineighbor_alltoallv_f08ts_large_
@@ -6512,13 +7692,23 @@ void pmpi_ineighbor_alltoallw_f08ts_(hc_f_gfc_desc_t *sendbuf,
                                      MPI_Fint *recvcounts, MPI_Aint *rdispls,
                                      MPI_Fint *recvtypes, MPI_Fint *comm,
                                      MPI_Fint *request, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Ineighbor_alltoallw", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(sendbuf) && hc_f_f08ts_contiguous(recvbuf)) {
+    pmpi_ineighbor_alltoallw_(hc_f_f08ts_buf(sendbuf), sendcounts, sdispls,
+                              sendtypes, hc_f_f08ts_buf(recvbuf), recvcounts,
+                              rdispls, recvtypes, comm, request, ierr);
     return;
   }
-  pmpi_ineighbor_alltoallw_(hc_f_f08ts_buf(sendbuf), sendcounts, sdispls,
-                            sendtypes, hc_f_f08ts_buf(recvbuf), recvcounts,
-                            rdispls, recvtypes, comm, request, ierr);
+  hc_f_section_t s[2] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "sendbuf", sendbuf, -1, 0, 0);
+  ok = ok &&
+       hc_f_section_open(&s[1], "recvbuf", recvbuf, -1, 0, HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_ineighbor_alltoallw_(s[0].addr, sendcounts, sdispls, sendtypes,
+                              s[1].addr, recvcounts, rdispls, recvtypes, comm,
+                              request, ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Ineighbor_alltoallw", HC_MPI_BIND_COMM,
+                    *comm, ierr);
 }
 #pragma weak mpi_ineighbor_alltoallw_f08ts_ = pmpi_ineighbor_alltoallw_f08ts_
 #pragma weak pmpir_ineighbor_alltoallw_f08ts_ = pmpi_ineighbor_alltoallw_f08ts_
@@ -6546,14 +7736,23 @@ void pmpi_ineighbor_alltoallw_f08ts_large_(
     MPI_Fint *sendtypes, hc_f_gfc_desc_t *recvbuf, MPI_Count *recvcounts,
     MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request,
     MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Ineighbor_alltoallw_c", HC_MPI_BIND_COMM, *comm,
-                      ierr);
+  if (hc_f_f08ts_contiguous(sendbuf) && hc_f_f08ts_contiguous(recvbuf)) {
+    pmpi_ineighbor_alltoallw_c_(hc_f_f08ts_buf(sendbuf), sendcounts, sdispls,
+                                sendtypes, hc_f_f08ts_buf(recvbuf), recvcounts,
+                                rdispls, recvtypes, comm, request, ierr);
     return;
   }
-  pmpi_ineighbor_alltoallw_c_(hc_f_f08ts_buf(sendbuf), sendcounts, sdispls,
-                              sendtypes, hc_f_f08ts_buf(recvbuf), recvcounts,
-                              rdispls, recvtypes, comm, request, ierr);
+  hc_f_section_t s[2] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "sendbuf", sendbuf, -1, 0, 0);
+  ok = ok &&
+       hc_f_section_open(&s[1], "recvbuf", recvbuf, -1, 0, HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_ineighbor_alltoallw_c_(s[0].addr, sendcounts, sdispls, sendtypes,
+                                s[1].addr, recvcounts, rdispls, recvtypes, comm,
+                                request, ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Ineighbor_alltoallw_c", HC_MPI_BIND_COMM,
+                    *comm, ierr);
 }
 #pragma weak mpi_ineighbor_alltoallw_f08ts_large_ =                            \
     pmpi_ineighbor_alltoallw_f08ts_large_
@@ -6890,12 +8089,19 @@ void pmpi_irecv_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
 void pmpi_irecv_f08ts_(hc_f_gfc_desc_t *buf, MPI_Fint *count,
                        MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag,
                        MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_Irecv", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(buf)) {
+    pmpi_irecv_(hc_f_f08ts_buf(buf), count, datatype, source, tag, comm,
+                request, ierr);
     return;
   }
-  pmpi_irecv_(hc_f_f08ts_buf(buf), count, datatype, source, tag, comm, request,
-              ierr);
+  hc_f_section_t s[1] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "buf", buf, *count, *datatype,
+                               HC_F_SECTION_COUNTED | HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_irecv_(s[0].addr, &s[0].count, &s[0].type, source, tag, comm, request,
+                ierr);
+  hc_f_sections_end(s, 1, ok, "MPI_Irecv", HC_MPI_BIND_COMM, *comm, ierr);
 }
 #pragma weak mpi_irecv_f08ts_ = pmpi_irecv_f08ts_
 #pragma weak pmpir_irecv_f08ts_ = pmpi_irecv_f08ts_
@@ -6918,12 +8124,19 @@ void pmpi_irecv_f08ts_large_(hc_f_gfc_desc_t *buf, MPI_Count *count,
                              MPI_Fint *datatype, MPI_Fint *source,
                              MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request,
                              MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_Irecv_c", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(buf)) {
+    pmpi_irecv_c_(hc_f_f08ts_buf(buf), count, datatype, source, tag, comm,
+                  request, ierr);
     return;
   }
-  pmpi_irecv_c_(hc_f_f08ts_buf(buf), count, datatype, source, tag, comm,
-                request, ierr);
+  hc_f_section_t s[1] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "buf", buf, *count, *datatype,
+                               HC_F_SECTION_COUNTED | HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_irecv_c_(s[0].addr, &s[0].count_c, &s[0].type, source, tag, comm,
+                  request, ierr);
+  hc_f_sections_end(s, 1, ok, "MPI_Irecv_c", HC_MPI_BIND_COMM, *comm, ierr);
 }
 #pragma weak mpi_irecv_f08ts_large_ = pmpi_irecv_f08ts_large_
 #pragma weak pmpir_irecv_f08ts_large_ = pmpi_irecv_f08ts_large_
@@ -6946,12 +8159,21 @@ void pmpi_ireduce_f08ts_(hc_f_gfc_desc_t *sendbuf, hc_f_gfc_desc_t *recvbuf,
                          MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op,
                          MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request,
                          MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Ireduce", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(sendbuf) && hc_f_f08ts_contiguous(recvbuf)) {
+    pmpi_ireduce_(hc_f_f08ts_buf(sendbuf), hc_f_f08ts_buf(recvbuf), count,
+                  datatype, op, root, comm, request, ierr);
     return;
   }
-  pmpi_ireduce_(hc_f_f08ts_buf(sendbuf), hc_f_f08ts_buf(recvbuf), count,
-                datatype, op, root, comm, request, ierr);
+  hc_f_section_t s[2] = {{0}};
+  hc_f_gfc_desc_t *const descs[] = {sendbuf, recvbuf};
+  static const char *const names[] = {"sendbuf", "recvbuf"};
+  static const int how[] = {HC_F_SECTION_COUNTED,
+                            HC_F_SECTION_COUNTED | HC_F_SECTION_OUT};
+  int ok = hc_f_section_open_shared(s, 2, names, descs, how, *count, *datatype);
+  if (ok)
+    pmpi_ireduce_(s[0].addr, s[1].addr, &s[0].count, &s[0].type, op, root, comm,
+                  request, ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Ireduce", HC_MPI_BIND_COMM, *comm, ierr);
 }
 #pragma weak mpi_ireduce_f08ts_ = pmpi_ireduce_f08ts_
 #pragma weak pmpir_ireduce_f08ts_ = pmpi_ireduce_f08ts_
@@ -6975,12 +8197,21 @@ void pmpi_ireduce_f08ts_large_(hc_f_gfc_desc_t *sendbuf,
                                MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root,
                                MPI_Fint *comm, MPI_Fint *request,
                                MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Ireduce_c", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(sendbuf) && hc_f_f08ts_contiguous(recvbuf)) {
+    pmpi_ireduce_c_(hc_f_f08ts_buf(sendbuf), hc_f_f08ts_buf(recvbuf), count,
+                    datatype, op, root, comm, request, ierr);
     return;
   }
-  pmpi_ireduce_c_(hc_f_f08ts_buf(sendbuf), hc_f_f08ts_buf(recvbuf), count,
-                  datatype, op, root, comm, request, ierr);
+  hc_f_section_t s[2] = {{0}};
+  hc_f_gfc_desc_t *const descs[] = {sendbuf, recvbuf};
+  static const char *const names[] = {"sendbuf", "recvbuf"};
+  static const int how[] = {HC_F_SECTION_COUNTED,
+                            HC_F_SECTION_COUNTED | HC_F_SECTION_OUT};
+  int ok = hc_f_section_open_shared(s, 2, names, descs, how, *count, *datatype);
+  if (ok)
+    pmpi_ireduce_c_(s[0].addr, s[1].addr, &s[0].count_c, &s[0].type, op, root,
+                    comm, request, ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Ireduce_c", HC_MPI_BIND_COMM, *comm, ierr);
 }
 #pragma weak mpi_ireduce_f08ts_large_ = pmpi_ireduce_f08ts_large_
 #pragma weak pmpir_ireduce_f08ts_large_ = pmpi_ireduce_f08ts_large_
@@ -7004,12 +8235,21 @@ void pmpi_ireduce_scatter_f08ts_(hc_f_gfc_desc_t *sendbuf,
                                  MPI_Fint *datatype, MPI_Fint *op,
                                  MPI_Fint *comm, MPI_Fint *request,
                                  MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Ireduce_scatter", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(sendbuf) && hc_f_f08ts_contiguous(recvbuf)) {
+    pmpi_ireduce_scatter_(hc_f_f08ts_buf(sendbuf), hc_f_f08ts_buf(recvbuf),
+                          recvcounts, datatype, op, comm, request, ierr);
     return;
   }
-  pmpi_ireduce_scatter_(hc_f_f08ts_buf(sendbuf), hc_f_f08ts_buf(recvbuf),
-                        recvcounts, datatype, op, comm, request, ierr);
+  hc_f_section_t s[2] = {{0}};
+  hc_f_gfc_desc_t *const descs[] = {sendbuf, recvbuf};
+  static const char *const names[] = {"sendbuf", "recvbuf"};
+  static const int how[] = {0, HC_F_SECTION_OUT};
+  int ok = hc_f_section_open_shared(s, 2, names, descs, how, -1, *datatype);
+  if (ok)
+    pmpi_ireduce_scatter_(s[0].addr, s[1].addr, recvcounts, &s[0].type, op,
+                          comm, request, ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Ireduce_scatter", HC_MPI_BIND_COMM, *comm,
+                    ierr);
 }
 #pragma weak mpi_ireduce_scatter_f08ts_ = pmpi_ireduce_scatter_f08ts_
 #pragma weak pmpir_ireduce_scatter_f08ts_ = pmpi_ireduce_scatter_f08ts_
@@ -7035,13 +8275,22 @@ void pmpi_ireduce_scatter_block_f08ts_(hc_f_gfc_desc_t *sendbuf,
                                        MPI_Fint *recvcount, MPI_Fint *datatype,
                                        MPI_Fint *op, MPI_Fint *comm,
                                        MPI_Fint *request, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Ireduce_scatter_block", HC_MPI_BIND_COMM, *comm,
-                      ierr);
+  if (hc_f_f08ts_contiguous(sendbuf) && hc_f_f08ts_contiguous(recvbuf)) {
+    pmpi_ireduce_scatter_block_(hc_f_f08ts_buf(sendbuf),
+                                hc_f_f08ts_buf(recvbuf), recvcount, datatype,
+                                op, comm, request, ierr);
     return;
   }
-  pmpi_ireduce_scatter_block_(hc_f_f08ts_buf(sendbuf), hc_f_f08ts_buf(recvbuf),
-                              recvcount, datatype, op, comm, request, ierr);
+  hc_f_section_t s[2] = {{0}};
+  hc_f_gfc_desc_t *const descs[] = {sendbuf, recvbuf};
+  static const char *const names[] = {"sendbuf", "recvbuf"};
+  static const int how[] = {0, HC_F_SECTION_OUT};
+  int ok = hc_f_section_open_shared(s, 2, names, descs, how, -1, *datatype);
+  if (ok)
+    pmpi_ireduce_scatter_block_(s[0].addr, s[1].addr, recvcount, &s[0].type, op,
+                                comm, request, ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Ireduce_scatter_block", HC_MPI_BIND_COMM,
+                    *comm, ierr);
 }
 #pragma weak mpi_ireduce_scatter_block_f08ts_ =                                \
     pmpi_ireduce_scatter_block_f08ts_
@@ -7070,14 +8319,22 @@ void pmpi_ireduce_scatter_block_f08ts_large_(hc_f_gfc_desc_t *sendbuf,
                                              MPI_Fint *datatype, MPI_Fint *op,
                                              MPI_Fint *comm, MPI_Fint *request,
                                              MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Ireduce_scatter_block_c", HC_MPI_BIND_COMM, *comm,
-                      ierr);
+  if (hc_f_f08ts_contiguous(sendbuf) && hc_f_f08ts_contiguous(recvbuf)) {
+    pmpi_ireduce_scatter_block_c_(hc_f_f08ts_buf(sendbuf),
+                                  hc_f_f08ts_buf(recvbuf), recvcount, datatype,
+                                  op, comm, request, ierr);
     return;
   }
-  pmpi_ireduce_scatter_block_c_(hc_f_f08ts_buf(sendbuf),
-                                hc_f_f08ts_buf(recvbuf), recvcount, datatype,
-                                op, comm, request, ierr);
+  hc_f_section_t s[2] = {{0}};
+  hc_f_gfc_desc_t *const descs[] = {sendbuf, recvbuf};
+  static const char *const names[] = {"sendbuf", "recvbuf"};
+  static const int how[] = {0, HC_F_SECTION_OUT};
+  int ok = hc_f_section_open_shared(s, 2, names, descs, how, -1, *datatype);
+  if (ok)
+    pmpi_ireduce_scatter_block_c_(s[0].addr, s[1].addr, recvcount, &s[0].type,
+                                  op, comm, request, ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Ireduce_scatter_block_c", HC_MPI_BIND_COMM,
+                    *comm, ierr);
 }
 #pragma weak mpi_ireduce_scatter_block_f08ts_large_ =                          \
     pmpi_ireduce_scatter_block_f08ts_large_
@@ -7105,12 +8362,21 @@ void pmpi_ireduce_scatter_f08ts_large_(hc_f_gfc_desc_t *sendbuf,
                                        MPI_Fint *datatype, MPI_Fint *op,
                                        MPI_Fint *comm, MPI_Fint *request,
                                        MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Ireduce_scatter_c", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(sendbuf) && hc_f_f08ts_contiguous(recvbuf)) {
+    pmpi_ireduce_scatter_c_(hc_f_f08ts_buf(sendbuf), hc_f_f08ts_buf(recvbuf),
+                            recvcounts, datatype, op, comm, request, ierr);
     return;
   }
-  pmpi_ireduce_scatter_c_(hc_f_f08ts_buf(sendbuf), hc_f_f08ts_buf(recvbuf),
-                          recvcounts, datatype, op, comm, request, ierr);
+  hc_f_section_t s[2] = {{0}};
+  hc_f_gfc_desc_t *const descs[] = {sendbuf, recvbuf};
+  static const char *const names[] = {"sendbuf", "recvbuf"};
+  static const int how[] = {0, HC_F_SECTION_OUT};
+  int ok = hc_f_section_open_shared(s, 2, names, descs, how, -1, *datatype);
+  if (ok)
+    pmpi_ireduce_scatter_c_(s[0].addr, s[1].addr, recvcounts, &s[0].type, op,
+                            comm, request, ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Ireduce_scatter_c", HC_MPI_BIND_COMM, *comm,
+                    ierr);
 }
 #pragma weak mpi_ireduce_scatter_f08ts_large_ =                                \
     pmpi_ireduce_scatter_f08ts_large_
@@ -7134,12 +8400,19 @@ void pmpi_irsend_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
 void pmpi_irsend_f08ts_(hc_f_gfc_desc_t *buf, MPI_Fint *count,
                         MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag,
                         MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_Irsend", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(buf)) {
+    pmpi_irsend_(hc_f_f08ts_buf(buf), count, datatype, dest, tag, comm, request,
+                 ierr);
     return;
   }
-  pmpi_irsend_(hc_f_f08ts_buf(buf), count, datatype, dest, tag, comm, request,
-               ierr);
+  hc_f_section_t s[1] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "buf", buf, *count, *datatype,
+                               HC_F_SECTION_COUNTED);
+  if (ok)
+    pmpi_irsend_(s[0].addr, &s[0].count, &s[0].type, dest, tag, comm, request,
+                 ierr);
+  hc_f_sections_end(s, 1, ok, "MPI_Irsend", HC_MPI_BIND_COMM, *comm, ierr);
 }
 #pragma weak mpi_irsend_f08ts_ = pmpi_irsend_f08ts_
 #pragma weak pmpir_irsend_f08ts_ = pmpi_irsend_f08ts_
@@ -7162,12 +8435,19 @@ void pmpi_irsend_f08ts_large_(hc_f_gfc_desc_t *buf, MPI_Count *count,
                               MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag,
                               MPI_Fint *comm, MPI_Fint *request,
                               MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_Irsend_c", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(buf)) {
+    pmpi_irsend_c_(hc_f_f08ts_buf(buf), count, datatype, dest, tag, comm,
+                   request, ierr);
     return;
   }
-  pmpi_irsend_c_(hc_f_f08ts_buf(buf), count, datatype, dest, tag, comm, request,
-                 ierr);
+  hc_f_section_t s[1] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "buf", buf, *count, *datatype,
+                               HC_F_SECTION_COUNTED);
+  if (ok)
+    pmpi_irsend_c_(s[0].addr, &s[0].count_c, &s[0].type, dest, tag, comm,
+                   request, ierr);
+  hc_f_sections_end(s, 1, ok, "MPI_Irsend_c", HC_MPI_BIND_COMM, *comm, ierr);
 }
 #pragma weak mpi_irsend_f08ts_large_ = pmpi_irsend_f08ts_large_
 #pragma weak pmpir_irsend_f08ts_large_ = pmpi_irsend_f08ts_large_
@@ -7208,12 +8488,21 @@ void pmpi_iscan_(void *sendbuf, void *recvbuf, MPI_Fint *count,
 void pmpi_iscan_f08ts_(hc_f_gfc_desc_t *sendbuf, hc_f_gfc_desc_t *recvbuf,
                        MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op,
                        MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Iscan", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(sendbuf) && hc_f_f08ts_contiguous(recvbuf)) {
+    pmpi_iscan_(hc_f_f08ts_buf(sendbuf), hc_f_f08ts_buf(recvbuf), count,
+                datatype, op, comm, request, ierr);
     return;
   }
-  pmpi_iscan_(hc_f_f08ts_buf(sendbuf), hc_f_f08ts_buf(recvbuf), count, datatype,
-              op, comm, request, ierr);
+  hc_f_section_t s[2] = {{0}};
+  hc_f_gfc_desc_t *const descs[] = {sendbuf, recvbuf};
+  static const char *const names[] = {"sendbuf", "recvbuf"};
+  static const int how[] = {HC_F_SECTION_COUNTED,
+                            HC_F_SECTION_COUNTED | HC_F_SECTION_OUT};
+  int ok = hc_f_section_open_shared(s, 2, names, descs, how, *count, *datatype);
+  if (ok)
+    pmpi_iscan_(s[0].addr, s[1].addr, &s[0].count, &s[0].type, op, comm,
+                request, ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Iscan", HC_MPI_BIND_COMM, *comm, ierr);
 }
 #pragma weak mpi_iscan_f08ts_ = pmpi_iscan_f08ts_
 #pragma weak pmpir_iscan_f08ts_ = pmpi_iscan_f08ts_
@@ -7236,12 +8525,21 @@ void pmpi_iscan_f08ts_large_(hc_f_gfc_desc_t *sendbuf, hc_f_gfc_desc_t *recvbuf,
                              MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op,
                              MPI_Fint *comm, MPI_Fint *request,
                              MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Iscan_c", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(sendbuf) && hc_f_f08ts_contiguous(recvbuf)) {
+    pmpi_iscan_c_(hc_f_f08ts_buf(sendbuf), hc_f_f08ts_buf(recvbuf), count,
+                  datatype, op, comm, request, ierr);
     return;
   }
-  pmpi_iscan_c_(hc_f_f08ts_buf(sendbuf), hc_f_f08ts_buf(recvbuf), count,
-                datatype, op, comm, request, ierr);
+  hc_f_section_t s[2] = {{0}};
+  hc_f_gfc_desc_t *const descs[] = {sendbuf, recvbuf};
+  static const char *const names[] = {"sendbuf", "recvbuf"};
+  static const int how[] = {HC_F_SECTION_COUNTED,
+                            HC_F_SECTION_COUNTED | HC_F_SECTION_OUT};
+  int ok = hc_f_section_open_shared(s, 2, names, descs, how, *count, *datatype);
+  if (ok)
+    pmpi_iscan_c_(s[0].addr, s[1].addr, &s[0].count_c, &s[0].type, op, comm,
+                  request, ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Iscan_c", HC_MPI_BIND_COMM, *comm, ierr);
 }
 #pragma weak mpi_iscan_f08ts_large_ = pmpi_iscan_f08ts_large_
 #pragma weak pmpir_iscan_f08ts_large_ = pmpi_iscan_f08ts_large_
@@ -7267,13 +8565,22 @@ void pmpi_iscatter_f08ts_(hc_f_gfc_desc_t *sendbuf, MPI_Fint *sendcount,
                           MPI_Fint *recvcount, MPI_Fint *recvtype,
                           MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request,
                           MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Iscatter", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(sendbuf) && hc_f_f08ts_contiguous(recvbuf)) {
+    pmpi_iscatter_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
+                   hc_f_f08ts_buf(recvbuf), recvcount, recvtype, root, comm,
+                   request, ierr);
     return;
   }
-  pmpi_iscatter_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
-                 hc_f_f08ts_buf(recvbuf), recvcount, recvtype, root, comm,
-                 request, ierr);
+  hc_f_section_t s[2] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "sendbuf", sendbuf, *sendcount, *sendtype,
+                               HC_F_SECTION_PER_PEER);
+  ok = ok && hc_f_section_open(&s[1], "recvbuf", recvbuf, *recvcount, *recvtype,
+                               HC_F_SECTION_COUNTED | HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_iscatter_(s[0].addr, &s[0].count, &s[0].type, s[1].addr, &s[1].count,
+                   &s[1].type, root, comm, request, ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Iscatter", HC_MPI_BIND_COMM, *comm, ierr);
 }
 #pragma weak mpi_iscatter_f08ts_ = pmpi_iscatter_f08ts_
 #pragma weak pmpir_iscatter_f08ts_ = pmpi_iscatter_f08ts_
@@ -7299,13 +8606,22 @@ void pmpi_iscatter_f08ts_large_(hc_f_gfc_desc_t *sendbuf, MPI_Count *sendcount,
                                 MPI_Count *recvcount, MPI_Fint *recvtype,
                                 MPI_Fint *root, MPI_Fint *comm,
                                 MPI_Fint *request, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Iscatter_c", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(sendbuf) && hc_f_f08ts_contiguous(recvbuf)) {
+    pmpi_iscatter_c_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
+                     hc_f_f08ts_buf(recvbuf), recvcount, recvtype, root, comm,
+                     request, ierr);
     return;
   }
-  pmpi_iscatter_c_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
-                   hc_f_f08ts_buf(recvbuf), recvcount, recvtype, root, comm,
-                   request, ierr);
+  hc_f_section_t s[2] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "sendbuf", sendbuf, *sendcount, *sendtype,
+                               HC_F_SECTION_PER_PEER);
+  ok = ok && hc_f_section_open(&s[1], "recvbuf", recvbuf, *recvcount, *recvtype,
+                               HC_F_SECTION_COUNTED | HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_iscatter_c_(s[0].addr, &s[0].count_c, &s[0].type, s[1].addr,
+                     &s[1].count_c, &s[1].type, root, comm, request, ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Iscatter_c", HC_MPI_BIND_COMM, *comm, ierr);
 }
 #pragma weak mpi_iscatter_f08ts_large_ = pmpi_iscatter_f08ts_large_
 #pragma weak pmpir_iscatter_f08ts_large_ = pmpi_iscatter_f08ts_large_
@@ -7331,13 +8647,21 @@ void pmpi_iscatterv_f08ts_(hc_f_gfc_desc_t *sendbuf, MPI_Fint *sendcounts,
                            hc_f_gfc_desc_t *recvbuf, MPI_Fint *recvcount,
                            MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm,
                            MPI_Fint *request, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Iscatterv", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(sendbuf) && hc_f_f08ts_contiguous(recvbuf)) {
+    pmpi_iscatterv_(hc_f_f08ts_buf(sendbuf), sendcounts, displs, sendtype,
+                    hc_f_f08ts_buf(recvbuf), recvcount, recvtype, root, comm,
+                    request, ierr);
     return;
   }
-  pmpi_iscatterv_(hc_f_f08ts_buf(sendbuf), sendcounts, displs, sendtype,
-                  hc_f_f08ts_buf(recvbuf), recvcount, recvtype, root, comm,
-                  request, ierr);
+  hc_f_section_t s[2] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "sendbuf", sendbuf, -1, 0, 0);
+  ok = ok && hc_f_section_open(&s[1], "recvbuf", recvbuf, *recvcount, *recvtype,
+                               HC_F_SECTION_COUNTED | HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_iscatterv_(s[0].addr, sendcounts, displs, sendtype, s[1].addr,
+                    &s[1].count, &s[1].type, root, comm, request, ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Iscatterv", HC_MPI_BIND_COMM, *comm, ierr);
 }
 #pragma weak mpi_iscatterv_f08ts_ = pmpi_iscatterv_f08ts_
 #pragma weak pmpir_iscatterv_f08ts_ = pmpi_iscatterv_f08ts_
@@ -7364,13 +8688,21 @@ void pmpi_iscatterv_f08ts_large_(hc_f_gfc_desc_t *sendbuf,
                                  MPI_Count *recvcount, MPI_Fint *recvtype,
                                  MPI_Fint *root, MPI_Fint *comm,
                                  MPI_Fint *request, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Iscatterv_c", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(sendbuf) && hc_f_f08ts_contiguous(recvbuf)) {
+    pmpi_iscatterv_c_(hc_f_f08ts_buf(sendbuf), sendcounts, displs, sendtype,
+                      hc_f_f08ts_buf(recvbuf), recvcount, recvtype, root, comm,
+                      request, ierr);
     return;
   }
-  pmpi_iscatterv_c_(hc_f_f08ts_buf(sendbuf), sendcounts, displs, sendtype,
-                    hc_f_f08ts_buf(recvbuf), recvcount, recvtype, root, comm,
-                    request, ierr);
+  hc_f_section_t s[2] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "sendbuf", sendbuf, -1, 0, 0);
+  ok = ok && hc_f_section_open(&s[1], "recvbuf", recvbuf, *recvcount, *recvtype,
+                               HC_F_SECTION_COUNTED | HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_iscatterv_c_(s[0].addr, sendcounts, displs, sendtype, s[1].addr,
+                      &s[1].count_c, &s[1].type, root, comm, request, ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Iscatterv_c", HC_MPI_BIND_COMM, *comm, ierr);
 }
 #pragma weak mpi_iscatterv_f08ts_large_ = pmpi_iscatterv_f08ts_large_
 #pragma weak pmpir_iscatterv_f08ts_large_ = pmpi_iscatterv_f08ts_large_
@@ -7392,12 +8724,19 @@ void pmpi_isend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest,
 void pmpi_isend_f08ts_(hc_f_gfc_desc_t *buf, MPI_Fint *count,
                        MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag,
                        MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_Isend", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(buf)) {
+    pmpi_isend_(hc_f_f08ts_buf(buf), count, datatype, dest, tag, comm, request,
+                ierr);
     return;
   }
-  pmpi_isend_(hc_f_f08ts_buf(buf), count, datatype, dest, tag, comm, request,
-              ierr);
+  hc_f_section_t s[1] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "buf", buf, *count, *datatype,
+                               HC_F_SECTION_COUNTED);
+  if (ok)
+    pmpi_isend_(s[0].addr, &s[0].count, &s[0].type, dest, tag, comm, request,
+                ierr);
+  hc_f_sections_end(s, 1, ok, "MPI_Isend", HC_MPI_BIND_COMM, *comm, ierr);
 }
 #pragma weak mpi_isend_f08ts_ = pmpi_isend_f08ts_
 #pragma weak pmpir_isend_f08ts_ = pmpi_isend_f08ts_
@@ -7420,12 +8759,19 @@ void pmpi_isend_f08ts_large_(hc_f_gfc_desc_t *buf, MPI_Count *count,
                              MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag,
                              MPI_Fint *comm, MPI_Fint *request,
                              MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_Isend_c", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(buf)) {
+    pmpi_isend_c_(hc_f_f08ts_buf(buf), count, datatype, dest, tag, comm,
+                  request, ierr);
     return;
   }
-  pmpi_isend_c_(hc_f_f08ts_buf(buf), count, datatype, dest, tag, comm, request,
-                ierr);
+  hc_f_section_t s[1] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "buf", buf, *count, *datatype,
+                               HC_F_SECTION_COUNTED);
+  if (ok)
+    pmpi_isend_c_(s[0].addr, &s[0].count_c, &s[0].type, dest, tag, comm,
+                  request, ierr);
+  hc_f_sections_end(s, 1, ok, "MPI_Isend_c", HC_MPI_BIND_COMM, *comm, ierr);
 }
 #pragma weak mpi_isend_f08ts_large_ = pmpi_isend_f08ts_large_
 #pragma weak pmpir_isend_f08ts_large_ = pmpi_isend_f08ts_large_
@@ -7453,13 +8799,23 @@ void pmpi_isendrecv_f08ts_(hc_f_gfc_desc_t *sendbuf, MPI_Fint *sendcount,
                            MPI_Fint *recvcount, MPI_Fint *recvtype,
                            MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm,
                            MPI_Fint *request, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Isendrecv", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(sendbuf) && hc_f_f08ts_contiguous(recvbuf)) {
+    pmpi_isendrecv_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype, dest, sendtag,
+                    hc_f_f08ts_buf(recvbuf), recvcount, recvtype, source,
+                    recvtag, comm, request, ierr);
     return;
   }
-  pmpi_isendrecv_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype, dest, sendtag,
-                  hc_f_f08ts_buf(recvbuf), recvcount, recvtype, source, recvtag,
-                  comm, request, ierr);
+  hc_f_section_t s[2] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "sendbuf", sendbuf, *sendcount, *sendtype,
+                               HC_F_SECTION_COUNTED);
+  ok = ok && hc_f_section_open(&s[1], "recvbuf", recvbuf, *recvcount, *recvtype,
+                               HC_F_SECTION_COUNTED | HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_isendrecv_(s[0].addr, &s[0].count, &s[0].type, dest, sendtag,
+                    s[1].addr, &s[1].count, &s[1].type, source, recvtag, comm,
+                    request, ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Isendrecv", HC_MPI_BIND_COMM, *comm, ierr);
 }
 #pragma weak mpi_isendrecv_f08ts_ = pmpi_isendrecv_f08ts_
 #pragma weak pmpir_isendrecv_f08ts_ = pmpi_isendrecv_f08ts_
@@ -7488,13 +8844,23 @@ void pmpi_isendrecv_f08ts_large_(hc_f_gfc_desc_t *sendbuf, MPI_Count *sendcount,
                                  MPI_Fint *source, MPI_Fint *recvtag,
                                  MPI_Fint *comm, MPI_Fint *request,
                                  MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Isendrecv_c", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(sendbuf) && hc_f_f08ts_contiguous(recvbuf)) {
+    pmpi_isendrecv_c_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype, dest,
+                      sendtag, hc_f_f08ts_buf(recvbuf), recvcount, recvtype,
+                      source, recvtag, comm, request, ierr);
     return;
   }
-  pmpi_isendrecv_c_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype, dest, sendtag,
-                    hc_f_f08ts_buf(recvbuf), recvcount, recvtype, source,
-                    recvtag, comm, request, ierr);
+  hc_f_section_t s[2] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "sendbuf", sendbuf, *sendcount, *sendtype,
+                               HC_F_SECTION_COUNTED);
+  ok = ok && hc_f_section_open(&s[1], "recvbuf", recvbuf, *recvcount, *recvtype,
+                               HC_F_SECTION_COUNTED | HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_isendrecv_c_(s[0].addr, &s[0].count_c, &s[0].type, dest, sendtag,
+                      s[1].addr, &s[1].count_c, &s[1].type, source, recvtag,
+                      comm, request, ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Isendrecv_c", HC_MPI_BIND_COMM, *comm, ierr);
 }
 #pragma weak mpi_isendrecv_f08ts_large_ = pmpi_isendrecv_f08ts_large_
 #pragma weak pmpir_isendrecv_f08ts_large_ = pmpi_isendrecv_f08ts_large_
@@ -7520,12 +8886,20 @@ void pmpi_isendrecv_replace_f08ts_(hc_f_gfc_desc_t *buf, MPI_Fint *count,
                                    MPI_Fint *sendtag, MPI_Fint *source,
                                    MPI_Fint *recvtag, MPI_Fint *comm,
                                    MPI_Fint *request, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_Isendrecv_replace", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(buf)) {
+    pmpi_isendrecv_replace_(hc_f_f08ts_buf(buf), count, datatype, dest, sendtag,
+                            source, recvtag, comm, request, ierr);
     return;
   }
-  pmpi_isendrecv_replace_(hc_f_f08ts_buf(buf), count, datatype, dest, sendtag,
-                          source, recvtag, comm, request, ierr);
+  hc_f_section_t s[1] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "buf", buf, *count, *datatype,
+                               HC_F_SECTION_COUNTED | HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_isendrecv_replace_(s[0].addr, &s[0].count, &s[0].type, dest, sendtag,
+                            source, recvtag, comm, request, ierr);
+  hc_f_sections_end(s, 1, ok, "MPI_Isendrecv_replace", HC_MPI_BIND_COMM, *comm,
+                    ierr);
 }
 #pragma weak mpi_isendrecv_replace_f08ts_ = pmpi_isendrecv_replace_f08ts_
 #pragma weak pmpir_isendrecv_replace_f08ts_ = pmpi_isendrecv_replace_f08ts_
@@ -7551,12 +8925,20 @@ void pmpi_isendrecv_replace_f08ts_large_(hc_f_gfc_desc_t *buf, MPI_Count *count,
                                          MPI_Fint *sendtag, MPI_Fint *source,
                                          MPI_Fint *recvtag, MPI_Fint *comm,
                                          MPI_Fint *request, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_Isendrecv_replace_c", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(buf)) {
+    pmpi_isendrecv_replace_c_(hc_f_f08ts_buf(buf), count, datatype, dest,
+                              sendtag, source, recvtag, comm, request, ierr);
     return;
   }
-  pmpi_isendrecv_replace_c_(hc_f_f08ts_buf(buf), count, datatype, dest, sendtag,
-                            source, recvtag, comm, request, ierr);
+  hc_f_section_t s[1] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "buf", buf, *count, *datatype,
+                               HC_F_SECTION_COUNTED | HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_isendrecv_replace_c_(s[0].addr, &s[0].count_c, &s[0].type, dest,
+                              sendtag, source, recvtag, comm, request, ierr);
+  hc_f_sections_end(s, 1, ok, "MPI_Isendrecv_replace_c", HC_MPI_BIND_COMM,
+                    *comm, ierr);
 }
 #pragma weak mpi_isendrecv_replace_f08ts_large_ =                              \
     pmpi_isendrecv_replace_f08ts_large_
@@ -7580,12 +8962,19 @@ void pmpi_issend_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
 void pmpi_issend_f08ts_(hc_f_gfc_desc_t *buf, MPI_Fint *count,
                         MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag,
                         MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_Issend", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(buf)) {
+    pmpi_issend_(hc_f_f08ts_buf(buf), count, datatype, dest, tag, comm, request,
+                 ierr);
     return;
   }
-  pmpi_issend_(hc_f_f08ts_buf(buf), count, datatype, dest, tag, comm, request,
-               ierr);
+  hc_f_section_t s[1] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "buf", buf, *count, *datatype,
+                               HC_F_SECTION_COUNTED);
+  if (ok)
+    pmpi_issend_(s[0].addr, &s[0].count, &s[0].type, dest, tag, comm, request,
+                 ierr);
+  hc_f_sections_end(s, 1, ok, "MPI_Issend", HC_MPI_BIND_COMM, *comm, ierr);
 }
 #pragma weak mpi_issend_f08ts_ = pmpi_issend_f08ts_
 #pragma weak pmpir_issend_f08ts_ = pmpi_issend_f08ts_
@@ -7608,12 +8997,19 @@ void pmpi_issend_f08ts_large_(hc_f_gfc_desc_t *buf, MPI_Count *count,
                               MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag,
                               MPI_Fint *comm, MPI_Fint *request,
                               MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_Issend_c", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(buf)) {
+    pmpi_issend_c_(hc_f_f08ts_buf(buf), count, datatype, dest, tag, comm,
+                   request, ierr);
     return;
   }
-  pmpi_issend_c_(hc_f_f08ts_buf(buf), count, datatype, dest, tag, comm, request,
-                 ierr);
+  hc_f_section_t s[1] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "buf", buf, *count, *datatype,
+                               HC_F_SECTION_COUNTED);
+  if (ok)
+    pmpi_issend_c_(s[0].addr, &s[0].count_c, &s[0].type, dest, tag, comm,
+                   request, ierr);
+  hc_f_sections_end(s, 1, ok, "MPI_Issend_c", HC_MPI_BIND_COMM, *comm, ierr);
 }
 #pragma weak mpi_issend_f08ts_large_ = pmpi_issend_f08ts_large_
 #pragma weak pmpir_issend_f08ts_large_ = pmpi_issend_f08ts_large_
@@ -7693,11 +9089,18 @@ void pmpi_mrecv_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
 void pmpi_mrecv_f08ts_(hc_f_gfc_desc_t *buf, MPI_Fint *count,
                        MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *status,
                        MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_Mrecv", HC_MPI_BIND_NONE, 0, ierr);
+  if (hc_f_f08ts_contiguous(buf)) {
+    pmpi_mrecv_(hc_f_f08ts_buf(buf), count, datatype, message, status, ierr);
     return;
   }
-  pmpi_mrecv_(hc_f_f08ts_buf(buf), count, datatype, message, status, ierr);
+  hc_f_section_t s[1] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "buf", buf, *count, *datatype,
+                               HC_F_SECTION_COUNTED | HC_F_SECTION_COPY |
+                                   HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_mrecv_(s[0].addr, &s[0].count, &s[0].type, message, status, ierr);
+  hc_f_sections_end(s, 1, ok, "MPI_Mrecv", HC_MPI_BIND_NONE, 0, ierr);
 }
 #pragma weak mpi_mrecv_f08ts_ = pmpi_mrecv_f08ts_
 #pragma weak pmpir_mrecv_f08ts_ = pmpi_mrecv_f08ts_
@@ -7718,11 +9121,18 @@ void pmpi_mrecv_c_(void *buf, MPI_Count *count, MPI_Fint *datatype,
 void pmpi_mrecv_f08ts_large_(hc_f_gfc_desc_t *buf, MPI_Count *count,
                              MPI_Fint *datatype, MPI_Fint *message,
                              MPI_Fint *status, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_Mrecv_c", HC_MPI_BIND_NONE, 0, ierr);
+  if (hc_f_f08ts_contiguous(buf)) {
+    pmpi_mrecv_c_(hc_f_f08ts_buf(buf), count, datatype, message, status, ierr);
     return;
   }
-  pmpi_mrecv_c_(hc_f_f08ts_buf(buf), count, datatype, message, status, ierr);
+  hc_f_section_t s[1] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "buf", buf, *count, *datatype,
+                               HC_F_SECTION_COUNTED | HC_F_SECTION_COPY |
+                                   HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_mrecv_c_(s[0].addr, &s[0].count_c, &s[0].type, message, status, ierr);
+  hc_f_sections_end(s, 1, ok, "MPI_Mrecv_c", HC_MPI_BIND_NONE, 0, ierr);
 }
 #pragma weak mpi_mrecv_f08ts_large_ = pmpi_mrecv_f08ts_large_
 #pragma weak pmpir_mrecv_f08ts_large_ = pmpi_mrecv_f08ts_large_
@@ -7748,13 +9158,24 @@ void pmpi_neighbor_allgather_f08ts_(hc_f_gfc_desc_t *sendbuf,
                                     hc_f_gfc_desc_t *recvbuf,
                                     MPI_Fint *recvcount, MPI_Fint *recvtype,
                                     MPI_Fint *comm, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Neighbor_allgather", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(sendbuf) && hc_f_f08ts_contiguous(recvbuf)) {
+    pmpi_neighbor_allgather_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
+                             hc_f_f08ts_buf(recvbuf), recvcount, recvtype, comm,
+                             ierr);
     return;
   }
-  pmpi_neighbor_allgather_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
-                           hc_f_f08ts_buf(recvbuf), recvcount, recvtype, comm,
-                           ierr);
+  hc_f_section_t s[2] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "sendbuf", sendbuf, *sendcount, *sendtype,
+                               HC_F_SECTION_COUNTED | HC_F_SECTION_COPY);
+  ok = ok && hc_f_section_open(&s[1], "recvbuf", recvbuf, *recvcount, *recvtype,
+                               HC_F_SECTION_PER_PEER | HC_F_SECTION_COPY |
+                                   HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_neighbor_allgather_(s[0].addr, &s[0].count, &s[0].type, s[1].addr,
+                             &s[1].count, &s[1].type, comm, ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Neighbor_allgather", HC_MPI_BIND_COMM, *comm,
+                    ierr);
 }
 #pragma weak mpi_neighbor_allgather_f08ts_ = pmpi_neighbor_allgather_f08ts_
 #pragma weak pmpir_neighbor_allgather_f08ts_ = pmpi_neighbor_allgather_f08ts_
@@ -7779,14 +9200,24 @@ void pmpi_neighbor_allgather_f08ts_large_(
     hc_f_gfc_desc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype,
     hc_f_gfc_desc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype,
     MPI_Fint *comm, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Neighbor_allgather_c", HC_MPI_BIND_COMM, *comm,
-                      ierr);
+  if (hc_f_f08ts_contiguous(sendbuf) && hc_f_f08ts_contiguous(recvbuf)) {
+    pmpi_neighbor_allgather_c_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
+                               hc_f_f08ts_buf(recvbuf), recvcount, recvtype,
+                               comm, ierr);
     return;
   }
-  pmpi_neighbor_allgather_c_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
-                             hc_f_f08ts_buf(recvbuf), recvcount, recvtype, comm,
-                             ierr);
+  hc_f_section_t s[2] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "sendbuf", sendbuf, *sendcount, *sendtype,
+                               HC_F_SECTION_COUNTED | HC_F_SECTION_COPY);
+  ok = ok && hc_f_section_open(&s[1], "recvbuf", recvbuf, *recvcount, *recvtype,
+                               HC_F_SECTION_PER_PEER | HC_F_SECTION_COPY |
+                                   HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_neighbor_allgather_c_(s[0].addr, &s[0].count_c, &s[0].type, s[1].addr,
+                               &s[1].count_c, &s[1].type, comm, ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Neighbor_allgather_c", HC_MPI_BIND_COMM,
+                    *comm, ierr);
 }
 #pragma weak mpi_neighbor_allgather_f08ts_large_ =                             \
     pmpi_neighbor_allgather_f08ts_large_
@@ -7814,14 +9245,24 @@ void pmpi_neighbor_allgather_init_f08ts_(
     hc_f_gfc_desc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
     hc_f_gfc_desc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype,
     MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Neighbor_allgather_init", HC_MPI_BIND_COMM, *comm,
-                      ierr);
+  if (hc_f_f08ts_contiguous(sendbuf) && hc_f_f08ts_contiguous(recvbuf)) {
+    pmpi_neighbor_allgather_init_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
+                                  hc_f_f08ts_buf(recvbuf), recvcount, recvtype,
+                                  comm, info, request, ierr);
     return;
   }
-  pmpi_neighbor_allgather_init_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
-                                hc_f_f08ts_buf(recvbuf), recvcount, recvtype,
-                                comm, info, request, ierr);
+  hc_f_section_t s[2] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "sendbuf", sendbuf, *sendcount, *sendtype,
+                               HC_F_SECTION_COUNTED);
+  ok = ok && hc_f_section_open(&s[1], "recvbuf", recvbuf, *recvcount, *recvtype,
+                               HC_F_SECTION_PER_PEER | HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_neighbor_allgather_init_(s[0].addr, &s[0].count, &s[0].type, s[1].addr,
+                                  &s[1].count, &s[1].type, comm, info, request,
+                                  ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Neighbor_allgather_init", HC_MPI_BIND_COMM,
+                    *comm, ierr);
 }
 #pragma weak mpi_neighbor_allgather_init_f08ts_ =                              \
     pmpi_neighbor_allgather_init_f08ts_
@@ -7849,14 +9290,24 @@ void pmpi_neighbor_allgather_init_f08ts_large_(
     hc_f_gfc_desc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype,
     hc_f_gfc_desc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype,
     MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Neighbor_allgather_init_c", HC_MPI_BIND_COMM, *comm,
-                      ierr);
+  if (hc_f_f08ts_contiguous(sendbuf) && hc_f_f08ts_contiguous(recvbuf)) {
+    pmpi_neighbor_allgather_init_c_(
+        hc_f_f08ts_buf(sendbuf), sendcount, sendtype, hc_f_f08ts_buf(recvbuf),
+        recvcount, recvtype, comm, info, request, ierr);
     return;
   }
-  pmpi_neighbor_allgather_init_c_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
-                                  hc_f_f08ts_buf(recvbuf), recvcount, recvtype,
-                                  comm, info, request, ierr);
+  hc_f_section_t s[2] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "sendbuf", sendbuf, *sendcount, *sendtype,
+                               HC_F_SECTION_COUNTED);
+  ok = ok && hc_f_section_open(&s[1], "recvbuf", recvbuf, *recvcount, *recvtype,
+                               HC_F_SECTION_PER_PEER | HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_neighbor_allgather_init_c_(s[0].addr, &s[0].count_c, &s[0].type,
+                                    s[1].addr, &s[1].count_c, &s[1].type, comm,
+                                    info, request, ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Neighbor_allgather_init_c", HC_MPI_BIND_COMM,
+                    *comm, ierr);
 }
 #pragma weak mpi_neighbor_allgather_init_f08ts_large_ =                        \
     pmpi_neighbor_allgather_init_f08ts_large_
@@ -7886,13 +9337,23 @@ void pmpi_neighbor_allgatherv_f08ts_(hc_f_gfc_desc_t *sendbuf,
                                      MPI_Fint *recvcounts, MPI_Fint *displs,
                                      MPI_Fint *recvtype, MPI_Fint *comm,
                                      MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Neighbor_allgatherv", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(sendbuf) && hc_f_f08ts_contiguous(recvbuf)) {
+    pmpi_neighbor_allgatherv_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
+                              hc_f_f08ts_buf(recvbuf), recvcounts, displs,
+                              recvtype, comm, ierr);
     return;
   }
-  pmpi_neighbor_allgatherv_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
-                            hc_f_f08ts_buf(recvbuf), recvcounts, displs,
-                            recvtype, comm, ierr);
+  hc_f_section_t s[2] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "sendbuf", sendbuf, *sendcount, *sendtype,
+                               HC_F_SECTION_COUNTED | HC_F_SECTION_COPY);
+  ok = ok && hc_f_section_open(&s[1], "recvbuf", recvbuf, -1, 0,
+                               HC_F_SECTION_COPY | HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_neighbor_allgatherv_(s[0].addr, &s[0].count, &s[0].type, s[1].addr,
+                              recvcounts, displs, recvtype, comm, ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Neighbor_allgatherv", HC_MPI_BIND_COMM,
+                    *comm, ierr);
 }
 #pragma weak mpi_neighbor_allgatherv_f08ts_ = pmpi_neighbor_allgatherv_f08ts_
 #pragma weak pmpir_neighbor_allgatherv_f08ts_ = pmpi_neighbor_allgatherv_f08ts_
@@ -7918,14 +9379,23 @@ void pmpi_neighbor_allgatherv_f08ts_large_(
     hc_f_gfc_desc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype,
     hc_f_gfc_desc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs,
     MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Neighbor_allgatherv_c", HC_MPI_BIND_COMM, *comm,
-                      ierr);
+  if (hc_f_f08ts_contiguous(sendbuf) && hc_f_f08ts_contiguous(recvbuf)) {
+    pmpi_neighbor_allgatherv_c_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
+                                hc_f_f08ts_buf(recvbuf), recvcounts, displs,
+                                recvtype, comm, ierr);
     return;
   }
-  pmpi_neighbor_allgatherv_c_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
-                              hc_f_f08ts_buf(recvbuf), recvcounts, displs,
-                              recvtype, comm, ierr);
+  hc_f_section_t s[2] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "sendbuf", sendbuf, *sendcount, *sendtype,
+                               HC_F_SECTION_COUNTED | HC_F_SECTION_COPY);
+  ok = ok && hc_f_section_open(&s[1], "recvbuf", recvbuf, -1, 0,
+                               HC_F_SECTION_COPY | HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_neighbor_allgatherv_c_(s[0].addr, &s[0].count_c, &s[0].type, s[1].addr,
+                                recvcounts, displs, recvtype, comm, ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Neighbor_allgatherv_c", HC_MPI_BIND_COMM,
+                    *comm, ierr);
 }
 #pragma weak mpi_neighbor_allgatherv_f08ts_large_ =                            \
     pmpi_neighbor_allgatherv_f08ts_large_
@@ -7955,14 +9425,24 @@ void pmpi_neighbor_allgatherv_init_f08ts_(
     hc_f_gfc_desc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs,
     MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request,
     MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Neighbor_allgatherv_init", HC_MPI_BIND_COMM, *comm,
-                      ierr);
+  if (hc_f_f08ts_contiguous(sendbuf) && hc_f_f08ts_contiguous(recvbuf)) {
+    pmpi_neighbor_allgatherv_init_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
+                                   hc_f_f08ts_buf(recvbuf), recvcounts, displs,
+                                   recvtype, comm, info, request, ierr);
     return;
   }
-  pmpi_neighbor_allgatherv_init_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
-                                 hc_f_f08ts_buf(recvbuf), recvcounts, displs,
-                                 recvtype, comm, info, request, ierr);
+  hc_f_section_t s[2] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "sendbuf", sendbuf, *sendcount, *sendtype,
+                               HC_F_SECTION_COUNTED);
+  ok = ok &&
+       hc_f_section_open(&s[1], "recvbuf", recvbuf, -1, 0, HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_neighbor_allgatherv_init_(s[0].addr, &s[0].count, &s[0].type,
+                                   s[1].addr, recvcounts, displs, recvtype,
+                                   comm, info, request, ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Neighbor_allgatherv_init", HC_MPI_BIND_COMM,
+                    *comm, ierr);
 }
 #pragma weak mpi_neighbor_allgatherv_init_f08ts_ =                             \
     pmpi_neighbor_allgatherv_init_f08ts_
@@ -7993,14 +9473,24 @@ void pmpi_neighbor_allgatherv_init_f08ts_large_(
     hc_f_gfc_desc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs,
     MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request,
     MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Neighbor_allgatherv_init_c", HC_MPI_BIND_COMM, *comm,
-                      ierr);
+  if (hc_f_f08ts_contiguous(sendbuf) && hc_f_f08ts_contiguous(recvbuf)) {
+    pmpi_neighbor_allgatherv_init_c_(
+        hc_f_f08ts_buf(sendbuf), sendcount, sendtype, hc_f_f08ts_buf(recvbuf),
+        recvcounts, displs, recvtype, comm, info, request, ierr);
     return;
   }
-  pmpi_neighbor_allgatherv_init_c_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
-                                   hc_f_f08ts_buf(recvbuf), recvcounts, displs,
-                                   recvtype, comm, info, request, ierr);
+  hc_f_section_t s[2] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "sendbuf", sendbuf, *sendcount, *sendtype,
+                               HC_F_SECTION_COUNTED);
+  ok = ok &&
+       hc_f_section_open(&s[1], "recvbuf", recvbuf, -1, 0, HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_neighbor_allgatherv_init_c_(s[0].addr, &s[0].count_c, &s[0].type,
+                                     s[1].addr, recvcounts, displs, recvtype,
+                                     comm, info, request, ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Neighbor_allgatherv_init_c",
+                    HC_MPI_BIND_COMM, *comm, ierr);
 }
 #pragma weak mpi_neighbor_allgatherv_init_f08ts_large_ =                       \
     pmpi_neighbor_allgatherv_init_f08ts_large_
@@ -8028,13 +9518,24 @@ void pmpi_neighbor_alltoall_f08ts_(hc_f_gfc_desc_t *sendbuf,
                                    hc_f_gfc_desc_t *recvbuf,
                                    MPI_Fint *recvcount, MPI_Fint *recvtype,
                                    MPI_Fint *comm, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Neighbor_alltoall", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(sendbuf) && hc_f_f08ts_contiguous(recvbuf)) {
+    pmpi_neighbor_alltoall_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
+                            hc_f_f08ts_buf(recvbuf), recvcount, recvtype, comm,
+                            ierr);
     return;
   }
-  pmpi_neighbor_alltoall_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
-                          hc_f_f08ts_buf(recvbuf), recvcount, recvtype, comm,
-                          ierr);
+  hc_f_section_t s[2] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "sendbuf", sendbuf, *sendcount, *sendtype,
+                               HC_F_SECTION_PER_PEER | HC_F_SECTION_COPY);
+  ok = ok && hc_f_section_open(&s[1], "recvbuf", recvbuf, *recvcount, *recvtype,
+                               HC_F_SECTION_PER_PEER | HC_F_SECTION_COPY |
+                                   HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_neighbor_alltoall_(s[0].addr, &s[0].count, &s[0].type, s[1].addr,
+                            &s[1].count, &s[1].type, comm, ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Neighbor_alltoall", HC_MPI_BIND_COMM, *comm,
+                    ierr);
 }
 #pragma weak mpi_neighbor_alltoall_f08ts_ = pmpi_neighbor_alltoall_f08ts_
 #pragma weak pmpir_neighbor_alltoall_f08ts_ = pmpi_neighbor_alltoall_f08ts_
@@ -8059,13 +9560,24 @@ void pmpi_neighbor_alltoall_f08ts_large_(
     hc_f_gfc_desc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype,
     hc_f_gfc_desc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype,
     MPI_Fint *comm, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Neighbor_alltoall_c", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(sendbuf) && hc_f_f08ts_contiguous(recvbuf)) {
+    pmpi_neighbor_alltoall_c_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
+                              hc_f_f08ts_buf(recvbuf), recvcount, recvtype,
+                              comm, ierr);
     return;
   }
-  pmpi_neighbor_alltoall_c_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
-                            hc_f_f08ts_buf(recvbuf), recvcount, recvtype, comm,
-                            ierr);
+  hc_f_section_t s[2] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "sendbuf", sendbuf, *sendcount, *sendtype,
+                               HC_F_SECTION_PER_PEER | HC_F_SECTION_COPY);
+  ok = ok && hc_f_section_open(&s[1], "recvbuf", recvbuf, *recvcount, *recvtype,
+                               HC_F_SECTION_PER_PEER | HC_F_SECTION_COPY |
+                                   HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_neighbor_alltoall_c_(s[0].addr, &s[0].count_c, &s[0].type, s[1].addr,
+                              &s[1].count_c, &s[1].type, comm, ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Neighbor_alltoall_c", HC_MPI_BIND_COMM,
+                    *comm, ierr);
 }
 #pragma weak mpi_neighbor_alltoall_f08ts_large_ =                              \
     pmpi_neighbor_alltoall_f08ts_large_
@@ -8095,14 +9607,24 @@ void pmpi_neighbor_alltoall_init_f08ts_(hc_f_gfc_desc_t *sendbuf,
                                         MPI_Fint *recvcount, MPI_Fint *recvtype,
                                         MPI_Fint *comm, MPI_Fint *info,
                                         MPI_Fint *request, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Neighbor_alltoall_init", HC_MPI_BIND_COMM, *comm,
-                      ierr);
+  if (hc_f_f08ts_contiguous(sendbuf) && hc_f_f08ts_contiguous(recvbuf)) {
+    pmpi_neighbor_alltoall_init_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
+                                 hc_f_f08ts_buf(recvbuf), recvcount, recvtype,
+                                 comm, info, request, ierr);
     return;
   }
-  pmpi_neighbor_alltoall_init_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
-                               hc_f_f08ts_buf(recvbuf), recvcount, recvtype,
-                               comm, info, request, ierr);
+  hc_f_section_t s[2] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "sendbuf", sendbuf, *sendcount, *sendtype,
+                               HC_F_SECTION_PER_PEER);
+  ok = ok && hc_f_section_open(&s[1], "recvbuf", recvbuf, *recvcount, *recvtype,
+                               HC_F_SECTION_PER_PEER | HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_neighbor_alltoall_init_(s[0].addr, &s[0].count, &s[0].type, s[1].addr,
+                                 &s[1].count, &s[1].type, comm, info, request,
+                                 ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Neighbor_alltoall_init", HC_MPI_BIND_COMM,
+                    *comm, ierr);
 }
 #pragma weak mpi_neighbor_alltoall_init_f08ts_ =                               \
     pmpi_neighbor_alltoall_init_f08ts_
@@ -8130,14 +9652,24 @@ void pmpi_neighbor_alltoall_init_f08ts_large_(
     hc_f_gfc_desc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype,
     hc_f_gfc_desc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype,
     MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Neighbor_alltoall_init_c", HC_MPI_BIND_COMM, *comm,
-                      ierr);
+  if (hc_f_f08ts_contiguous(sendbuf) && hc_f_f08ts_contiguous(recvbuf)) {
+    pmpi_neighbor_alltoall_init_c_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
+                                   hc_f_f08ts_buf(recvbuf), recvcount, recvtype,
+                                   comm, info, request, ierr);
     return;
   }
-  pmpi_neighbor_alltoall_init_c_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
-                                 hc_f_f08ts_buf(recvbuf), recvcount, recvtype,
-                                 comm, info, request, ierr);
+  hc_f_section_t s[2] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "sendbuf", sendbuf, *sendcount, *sendtype,
+                               HC_F_SECTION_PER_PEER);
+  ok = ok && hc_f_section_open(&s[1], "recvbuf", recvbuf, *recvcount, *recvtype,
+                               HC_F_SECTION_PER_PEER | HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_neighbor_alltoall_init_c_(s[0].addr, &s[0].count_c, &s[0].type,
+                                   s[1].addr, &s[1].count_c, &s[1].type, comm,
+                                   info, request, ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Neighbor_alltoall_init_c", HC_MPI_BIND_COMM,
+                    *comm, ierr);
 }
 #pragma weak mpi_neighbor_alltoall_init_f08ts_large_ =                         \
     pmpi_neighbor_alltoall_init_f08ts_large_
@@ -8165,13 +9697,24 @@ void pmpi_neighbor_alltoallv_f08ts_(
     hc_f_gfc_desc_t *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls,
     MPI_Fint *sendtype, hc_f_gfc_desc_t *recvbuf, MPI_Fint *recvcounts,
     MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Neighbor_alltoallv", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(sendbuf) && hc_f_f08ts_contiguous(recvbuf)) {
+    pmpi_neighbor_alltoallv_(hc_f_f08ts_buf(sendbuf), sendcounts, sdispls,
+                             sendtype, hc_f_f08ts_buf(recvbuf), recvcounts,
+                             rdispls, recvtype, comm, ierr);
     return;
   }
-  pmpi_neighbor_alltoallv_(hc_f_f08ts_buf(sendbuf), sendcounts, sdispls,
-                           sendtype, hc_f_f08ts_buf(recvbuf), recvcounts,
-                           rdispls, recvtype, comm, ierr);
+  hc_f_section_t s[2] = {{0}};
+  int ok = 1;
+  ok = ok &&
+       hc_f_section_open(&s[0], "sendbuf", sendbuf, -1, 0, HC_F_SECTION_COPY);
+  ok = ok && hc_f_section_open(&s[1], "recvbuf", recvbuf, -1, 0,
+                               HC_F_SECTION_COPY | HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_neighbor_alltoallv_(s[0].addr, sendcounts, sdispls, sendtype,
+                             s[1].addr, recvcounts, rdispls, recvtype, comm,
+                             ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Neighbor_alltoallv", HC_MPI_BIND_COMM, *comm,
+                    ierr);
 }
 #pragma weak mpi_neighbor_alltoallv_f08ts_ = pmpi_neighbor_alltoallv_f08ts_
 #pragma weak pmpir_neighbor_alltoallv_f08ts_ = pmpi_neighbor_alltoallv_f08ts_
@@ -8197,14 +9740,24 @@ void pmpi_neighbor_alltoallv_f08ts_large_(
     hc_f_gfc_desc_t *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls,
     MPI_Fint *sendtype, hc_f_gfc_desc_t *recvbuf, MPI_Count *recvcounts,
     MPI_Aint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Neighbor_alltoallv_c", HC_MPI_BIND_COMM, *comm,
-                      ierr);
+  if (hc_f_f08ts_contiguous(sendbuf) && hc_f_f08ts_contiguous(recvbuf)) {
+    pmpi_neighbor_alltoallv_c_(hc_f_f08ts_buf(sendbuf), sendcounts, sdispls,
+                               sendtype, hc_f_f08ts_buf(recvbuf), recvcounts,
+                               rdispls, recvtype, comm, ierr);
     return;
   }
-  pmpi_neighbor_alltoallv_c_(hc_f_f08ts_buf(sendbuf), sendcounts, sdispls,
-                             sendtype, hc_f_f08ts_buf(recvbuf), recvcounts,
-                             rdispls, recvtype, comm, ierr);
+  hc_f_section_t s[2] = {{0}};
+  int ok = 1;
+  ok = ok &&
+       hc_f_section_open(&s[0], "sendbuf", sendbuf, -1, 0, HC_F_SECTION_COPY);
+  ok = ok && hc_f_section_open(&s[1], "recvbuf", recvbuf, -1, 0,
+                               HC_F_SECTION_COPY | HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_neighbor_alltoallv_c_(s[0].addr, sendcounts, sdispls, sendtype,
+                               s[1].addr, recvcounts, rdispls, recvtype, comm,
+                               ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Neighbor_alltoallv_c", HC_MPI_BIND_COMM,
+                    *comm, ierr);
 }
 #pragma weak mpi_neighbor_alltoallv_f08ts_large_ =                             \
     pmpi_neighbor_alltoallv_f08ts_large_
@@ -8234,14 +9787,23 @@ void pmpi_neighbor_alltoallv_init_f08ts_(
     MPI_Fint *sendtype, hc_f_gfc_desc_t *recvbuf, MPI_Fint *recvcounts,
     MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info,
     MPI_Fint *request, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Neighbor_alltoallv_init", HC_MPI_BIND_COMM, *comm,
-                      ierr);
+  if (hc_f_f08ts_contiguous(sendbuf) && hc_f_f08ts_contiguous(recvbuf)) {
+    pmpi_neighbor_alltoallv_init_(hc_f_f08ts_buf(sendbuf), sendcounts, sdispls,
+                                  sendtype, hc_f_f08ts_buf(recvbuf), recvcounts,
+                                  rdispls, recvtype, comm, info, request, ierr);
     return;
   }
-  pmpi_neighbor_alltoallv_init_(hc_f_f08ts_buf(sendbuf), sendcounts, sdispls,
-                                sendtype, hc_f_f08ts_buf(recvbuf), recvcounts,
-                                rdispls, recvtype, comm, info, request, ierr);
+  hc_f_section_t s[2] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "sendbuf", sendbuf, -1, 0, 0);
+  ok = ok &&
+       hc_f_section_open(&s[1], "recvbuf", recvbuf, -1, 0, HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_neighbor_alltoallv_init_(s[0].addr, sendcounts, sdispls, sendtype,
+                                  s[1].addr, recvcounts, rdispls, recvtype,
+                                  comm, info, request, ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Neighbor_alltoallv_init", HC_MPI_BIND_COMM,
+                    *comm, ierr);
 }
 #pragma weak mpi_neighbor_alltoallv_init_f08ts_ =                              \
     pmpi_neighbor_alltoallv_init_f08ts_
@@ -8271,14 +9833,24 @@ void pmpi_neighbor_alltoallv_init_f08ts_large_(
     MPI_Fint *sendtype, hc_f_gfc_desc_t *recvbuf, MPI_Count *recvcounts,
     MPI_Aint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info,
     MPI_Fint *request, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Neighbor_alltoallv_init_c", HC_MPI_BIND_COMM, *comm,
-                      ierr);
+  if (hc_f_f08ts_contiguous(sendbuf) && hc_f_f08ts_contiguous(recvbuf)) {
+    pmpi_neighbor_alltoallv_init_c_(hc_f_f08ts_buf(sendbuf), sendcounts,
+                                    sdispls, sendtype, hc_f_f08ts_buf(recvbuf),
+                                    recvcounts, rdispls, recvtype, comm, info,
+                                    request, ierr);
     return;
   }
-  pmpi_neighbor_alltoallv_init_c_(hc_f_f08ts_buf(sendbuf), sendcounts, sdispls,
-                                  sendtype, hc_f_f08ts_buf(recvbuf), recvcounts,
-                                  rdispls, recvtype, comm, info, request, ierr);
+  hc_f_section_t s[2] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "sendbuf", sendbuf, -1, 0, 0);
+  ok = ok &&
+       hc_f_section_open(&s[1], "recvbuf", recvbuf, -1, 0, HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_neighbor_alltoallv_init_c_(s[0].addr, sendcounts, sdispls, sendtype,
+                                    s[1].addr, recvcounts, rdispls, recvtype,
+                                    comm, info, request, ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Neighbor_alltoallv_init_c", HC_MPI_BIND_COMM,
+                    *comm, ierr);
 }
 #pragma weak mpi_neighbor_alltoallv_init_f08ts_large_ =                        \
     pmpi_neighbor_alltoallv_init_f08ts_large_
@@ -8306,13 +9878,24 @@ void pmpi_neighbor_alltoallw_f08ts_(
     hc_f_gfc_desc_t *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls,
     MPI_Fint *sendtypes, hc_f_gfc_desc_t *recvbuf, MPI_Fint *recvcounts,
     MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Neighbor_alltoallw", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(sendbuf) && hc_f_f08ts_contiguous(recvbuf)) {
+    pmpi_neighbor_alltoallw_(hc_f_f08ts_buf(sendbuf), sendcounts, sdispls,
+                             sendtypes, hc_f_f08ts_buf(recvbuf), recvcounts,
+                             rdispls, recvtypes, comm, ierr);
     return;
   }
-  pmpi_neighbor_alltoallw_(hc_f_f08ts_buf(sendbuf), sendcounts, sdispls,
-                           sendtypes, hc_f_f08ts_buf(recvbuf), recvcounts,
-                           rdispls, recvtypes, comm, ierr);
+  hc_f_section_t s[2] = {{0}};
+  int ok = 1;
+  ok = ok &&
+       hc_f_section_open(&s[0], "sendbuf", sendbuf, -1, 0, HC_F_SECTION_COPY);
+  ok = ok && hc_f_section_open(&s[1], "recvbuf", recvbuf, -1, 0,
+                               HC_F_SECTION_COPY | HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_neighbor_alltoallw_(s[0].addr, sendcounts, sdispls, sendtypes,
+                             s[1].addr, recvcounts, rdispls, recvtypes, comm,
+                             ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Neighbor_alltoallw", HC_MPI_BIND_COMM, *comm,
+                    ierr);
 }
 #pragma weak mpi_neighbor_alltoallw_f08ts_ = pmpi_neighbor_alltoallw_f08ts_
 #pragma weak pmpir_neighbor_alltoallw_f08ts_ = pmpi_neighbor_alltoallw_f08ts_
@@ -8338,14 +9921,24 @@ void pmpi_neighbor_alltoallw_f08ts_large_(
     hc_f_gfc_desc_t *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls,
     MPI_Fint *sendtypes, hc_f_gfc_desc_t *recvbuf, MPI_Count *recvcounts,
     MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Neighbor_alltoallw_c", HC_MPI_BIND_COMM, *comm,
-                      ierr);
+  if (hc_f_f08ts_contiguous(sendbuf) && hc_f_f08ts_contiguous(recvbuf)) {
+    pmpi_neighbor_alltoallw_c_(hc_f_f08ts_buf(sendbuf), sendcounts, sdispls,
+                               sendtypes, hc_f_f08ts_buf(recvbuf), recvcounts,
+                               rdispls, recvtypes, comm, ierr);
     return;
   }
-  pmpi_neighbor_alltoallw_c_(hc_f_f08ts_buf(sendbuf), sendcounts, sdispls,
-                             sendtypes, hc_f_f08ts_buf(recvbuf), recvcounts,
-                             rdispls, recvtypes, comm, ierr);
+  hc_f_section_t s[2] = {{0}};
+  int ok = 1;
+  ok = ok &&
+       hc_f_section_open(&s[0], "sendbuf", sendbuf, -1, 0, HC_F_SECTION_COPY);
+  ok = ok && hc_f_section_open(&s[1], "recvbuf", recvbuf, -1, 0,
+                               HC_F_SECTION_COPY | HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_neighbor_alltoallw_c_(s[0].addr, sendcounts, sdispls, sendtypes,
+                               s[1].addr, recvcounts, rdispls, recvtypes, comm,
+                               ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Neighbor_alltoallw_c", HC_MPI_BIND_COMM,
+                    *comm, ierr);
 }
 #pragma weak mpi_neighbor_alltoallw_f08ts_large_ =                             \
     pmpi_neighbor_alltoallw_f08ts_large_
@@ -8375,14 +9968,24 @@ void pmpi_neighbor_alltoallw_init_f08ts_(
     MPI_Fint *sendtypes, hc_f_gfc_desc_t *recvbuf, MPI_Fint *recvcounts,
     MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *info,
     MPI_Fint *request, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Neighbor_alltoallw_init", HC_MPI_BIND_COMM, *comm,
-                      ierr);
+  if (hc_f_f08ts_contiguous(sendbuf) && hc_f_f08ts_contiguous(recvbuf)) {
+    pmpi_neighbor_alltoallw_init_(hc_f_f08ts_buf(sendbuf), sendcounts, sdispls,
+                                  sendtypes, hc_f_f08ts_buf(recvbuf),
+                                  recvcounts, rdispls, recvtypes, comm, info,
+                                  request, ierr);
     return;
   }
-  pmpi_neighbor_alltoallw_init_(hc_f_f08ts_buf(sendbuf), sendcounts, sdispls,
-                                sendtypes, hc_f_f08ts_buf(recvbuf), recvcounts,
-                                rdispls, recvtypes, comm, info, request, ierr);
+  hc_f_section_t s[2] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "sendbuf", sendbuf, -1, 0, 0);
+  ok = ok &&
+       hc_f_section_open(&s[1], "recvbuf", recvbuf, -1, 0, HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_neighbor_alltoallw_init_(s[0].addr, sendcounts, sdispls, sendtypes,
+                                  s[1].addr, recvcounts, rdispls, recvtypes,
+                                  comm, info, request, ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Neighbor_alltoallw_init", HC_MPI_BIND_COMM,
+                    *comm, ierr);
 }
 #pragma weak mpi_neighbor_alltoallw_init_f08ts_ =                              \
     pmpi_neighbor_alltoallw_init_f08ts_
@@ -8412,15 +10015,24 @@ void pmpi_neighbor_alltoallw_init_f08ts_large_(
     MPI_Fint *sendtypes, hc_f_gfc_desc_t *recvbuf, MPI_Count *recvcounts,
     MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *info,
     MPI_Fint *request, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Neighbor_alltoallw_init_c", HC_MPI_BIND_COMM, *comm,
-                      ierr);
+  if (hc_f_f08ts_contiguous(sendbuf) && hc_f_f08ts_contiguous(recvbuf)) {
+    pmpi_neighbor_alltoallw_init_c_(hc_f_f08ts_buf(sendbuf), sendcounts,
+                                    sdispls, sendtypes, hc_f_f08ts_buf(recvbuf),
+                                    recvcounts, rdispls, recvtypes, comm, info,
+                                    request, ierr);
     return;
   }
-  pmpi_neighbor_alltoallw_init_c_(hc_f_f08ts_buf(sendbuf), sendcounts, sdispls,
-                                  sendtypes, hc_f_f08ts_buf(recvbuf),
-                                  recvcounts, rdispls, recvtypes, comm, info,
-                                  request, ierr);
+  hc_f_section_t s[2] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "sendbuf", sendbuf, -1, 0, 0);
+  ok = ok &&
+       hc_f_section_open(&s[1], "recvbuf", recvbuf, -1, 0, HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_neighbor_alltoallw_init_c_(s[0].addr, sendcounts, sdispls, sendtypes,
+                                    s[1].addr, recvcounts, rdispls, recvtypes,
+                                    comm, info, request, ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Neighbor_alltoallw_init_c", HC_MPI_BIND_COMM,
+                    *comm, ierr);
 }
 #pragma weak mpi_neighbor_alltoallw_init_f08ts_large_ =                        \
     pmpi_neighbor_alltoallw_init_f08ts_large_
@@ -8538,12 +10150,21 @@ void pmpi_pack_f08ts_(hc_f_gfc_desc_t *inbuf, MPI_Fint *incount,
                       MPI_Fint *datatype, hc_f_gfc_desc_t *outbuf,
                       MPI_Fint *outsize, MPI_Fint *position, MPI_Fint *comm,
                       MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(inbuf) || !hc_f_f08ts_contiguous(outbuf)) {
-    hc_f_f08ts_refuse("MPI_Pack", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(inbuf) && hc_f_f08ts_contiguous(outbuf)) {
+    pmpi_pack_(hc_f_f08ts_buf(inbuf), incount, datatype, hc_f_f08ts_buf(outbuf),
+               outsize, position, comm, ierr);
     return;
   }
-  pmpi_pack_(hc_f_f08ts_buf(inbuf), incount, datatype, hc_f_f08ts_buf(outbuf),
-             outsize, position, comm, ierr);
+  hc_f_section_t s[2] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "inbuf", inbuf, *incount, *datatype,
+                               HC_F_SECTION_COUNTED | HC_F_SECTION_COPY);
+  ok = ok && hc_f_section_open(&s[1], "outbuf", outbuf, -1, 0,
+                               HC_F_SECTION_COPY | HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_pack_(s[0].addr, &s[0].count, &s[0].type, s[1].addr, outsize, position,
+               comm, ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Pack", HC_MPI_BIND_COMM, *comm, ierr);
 }
 #pragma weak mpi_pack_f08ts_ = pmpi_pack_f08ts_
 #pragma weak pmpir_pack_f08ts_ = pmpi_pack_f08ts_
@@ -8566,12 +10187,21 @@ void pmpi_pack_f08ts_large_(hc_f_gfc_desc_t *inbuf, MPI_Count *incount,
                             MPI_Fint *datatype, hc_f_gfc_desc_t *outbuf,
                             MPI_Count *outsize, MPI_Count *position,
                             MPI_Fint *comm, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(inbuf) || !hc_f_f08ts_contiguous(outbuf)) {
-    hc_f_f08ts_refuse("MPI_Pack_c", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(inbuf) && hc_f_f08ts_contiguous(outbuf)) {
+    pmpi_pack_c_(hc_f_f08ts_buf(inbuf), incount, datatype,
+                 hc_f_f08ts_buf(outbuf), outsize, position, comm, ierr);
     return;
   }
-  pmpi_pack_c_(hc_f_f08ts_buf(inbuf), incount, datatype, hc_f_f08ts_buf(outbuf),
-               outsize, position, comm, ierr);
+  hc_f_section_t s[2] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "inbuf", inbuf, *incount, *datatype,
+                               HC_F_SECTION_COUNTED | HC_F_SECTION_COPY);
+  ok = ok && hc_f_section_open(&s[1], "outbuf", outbuf, -1, 0,
+                               HC_F_SECTION_COPY | HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_pack_c_(s[0].addr, &s[0].count_c, &s[0].type, s[1].addr, outsize,
+                 position, comm, ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Pack_c", HC_MPI_BIND_COMM, *comm, ierr);
 }
 #pragma weak mpi_pack_f08ts_large_ = pmpi_pack_f08ts_large_
 #pragma weak pmpir_pack_f08ts_large_ = pmpi_pack_f08ts_large_
@@ -8604,13 +10234,22 @@ void pmpi_pack_external_f08ts_(char *datarep, hc_f_gfc_desc_t *inbuf,
                                hc_f_gfc_desc_t *outbuf, MPI_Aint *outsize,
                                MPI_Aint *position, MPI_Fint *ierr,
                                size_t datarep_len) {
-  if (!hc_f_f08ts_contiguous(inbuf) || !hc_f_f08ts_contiguous(outbuf)) {
-    hc_f_f08ts_refuse("MPI_Pack_external", HC_MPI_BIND_NONE, 0, ierr);
+  if (hc_f_f08ts_contiguous(inbuf) && hc_f_f08ts_contiguous(outbuf)) {
+    pmpi_pack_external_(datarep, hc_f_f08ts_buf(inbuf), incount, datatype,
+                        hc_f_f08ts_buf(outbuf), outsize, position, ierr,
+                        datarep_len);
     return;
   }
-  pmpi_pack_external_(datarep, hc_f_f08ts_buf(inbuf), incount, datatype,
-                      hc_f_f08ts_buf(outbuf), outsize, position, ierr,
-                      datarep_len);
+  hc_f_section_t s[2] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "inbuf", inbuf, *incount, *datatype,
+                               HC_F_SECTION_COUNTED | HC_F_SECTION_COPY);
+  ok = ok && hc_f_section_open(&s[1], "outbuf", outbuf, -1, 0,
+                               HC_F_SECTION_COPY | HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_pack_external_(datarep, s[0].addr, &s[0].count, &s[0].type, s[1].addr,
+                        outsize, position, ierr, datarep_len);
+  hc_f_sections_end(s, 2, ok, "MPI_Pack_external", HC_MPI_BIND_NONE, 0, ierr);
 }
 #pragma weak mpi_pack_external_f08ts_ = pmpi_pack_external_f08ts_
 #pragma weak pmpir_pack_external_f08ts_ = pmpi_pack_external_f08ts_
@@ -8643,13 +10282,22 @@ void pmpi_pack_external_f08ts_large_(char *datarep, hc_f_gfc_desc_t *inbuf,
                                      hc_f_gfc_desc_t *outbuf,
                                      MPI_Count *outsize, MPI_Count *position,
                                      MPI_Fint *ierr, size_t datarep_len) {
-  if (!hc_f_f08ts_contiguous(inbuf) || !hc_f_f08ts_contiguous(outbuf)) {
-    hc_f_f08ts_refuse("MPI_Pack_external_c", HC_MPI_BIND_NONE, 0, ierr);
+  if (hc_f_f08ts_contiguous(inbuf) && hc_f_f08ts_contiguous(outbuf)) {
+    pmpi_pack_external_c_(datarep, hc_f_f08ts_buf(inbuf), incount, datatype,
+                          hc_f_f08ts_buf(outbuf), outsize, position, ierr,
+                          datarep_len);
     return;
   }
-  pmpi_pack_external_c_(datarep, hc_f_f08ts_buf(inbuf), incount, datatype,
-                        hc_f_f08ts_buf(outbuf), outsize, position, ierr,
-                        datarep_len);
+  hc_f_section_t s[2] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "inbuf", inbuf, *incount, *datatype,
+                               HC_F_SECTION_COUNTED | HC_F_SECTION_COPY);
+  ok = ok && hc_f_section_open(&s[1], "outbuf", outbuf, -1, 0,
+                               HC_F_SECTION_COPY | HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_pack_external_c_(datarep, s[0].addr, &s[0].count_c, &s[0].type,
+                          s[1].addr, outsize, position, ierr, datarep_len);
+  hc_f_sections_end(s, 2, ok, "MPI_Pack_external_c", HC_MPI_BIND_NONE, 0, ierr);
 }
 #pragma weak mpi_pack_external_f08ts_large_ = pmpi_pack_external_f08ts_large_
 #pragma weak pmpir_pack_external_f08ts_large_ = pmpi_pack_external_f08ts_large_
@@ -8822,12 +10470,19 @@ void pmpi_precv_init_f08ts_(hc_f_gfc_desc_t *buf, MPI_Fint *partitions,
                             MPI_Count *count, MPI_Fint *datatype,
                             MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm,
                             MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_Precv_init", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(buf)) {
+    pmpi_precv_init_(hc_f_f08ts_buf(buf), partitions, count, datatype, dest,
+                     tag, comm, info, request, ierr);
     return;
   }
-  pmpi_precv_init_(hc_f_f08ts_buf(buf), partitions, count, datatype, dest, tag,
-                   comm, info, request, ierr);
+  hc_f_section_t s[1] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "buf", buf, -1, 0,
+                               HC_F_SECTION_WHOLE | HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_precv_init_(s[0].addr, partitions, count, datatype, dest, tag, comm,
+                     info, request, ierr);
+  hc_f_sections_end(s, 1, ok, "MPI_Precv_init", HC_MPI_BIND_COMM, *comm, ierr);
 }
 #pragma weak mpi_precv_init_f08ts_ = pmpi_precv_init_f08ts_
 #pragma weak pmpir_precv_init_f08ts_ = pmpi_precv_init_f08ts_
@@ -8867,12 +10522,19 @@ void pmpi_psend_init_f08ts_(hc_f_gfc_desc_t *buf, MPI_Fint *partitions,
                             MPI_Count *count, MPI_Fint *datatype,
                             MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm,
                             MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_Psend_init", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(buf)) {
+    pmpi_psend_init_(hc_f_f08ts_buf(buf), partitions, count, datatype, dest,
+                     tag, comm, info, request, ierr);
     return;
   }
-  pmpi_psend_init_(hc_f_f08ts_buf(buf), partitions, count, datatype, dest, tag,
-                   comm, info, request, ierr);
+  hc_f_section_t s[1] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "buf", buf, -1, 0,
+                               HC_F_SECTION_WHOLE | HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_psend_init_(s[0].addr, partitions, count, datatype, dest, tag, comm,
+                     info, request, ierr);
+  hc_f_sections_end(s, 1, ok, "MPI_Psend_init", HC_MPI_BIND_COMM, *comm, ierr);
 }
 #pragma weak mpi_psend_init_f08ts_ = pmpi_psend_init_f08ts_
 #pragma weak pmpir_psend_init_f08ts_ = pmpi_psend_init_f08ts_
@@ -8925,12 +10587,20 @@ void pmpi_put_f08ts_(hc_f_gfc_desc_t *origin_addr, MPI_Fint *origin_count,
                      MPI_Fint *origin_datatype, MPI_Fint *target_rank,
                      MPI_Aint *target_disp, MPI_Fint *target_count,
                      MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(origin_addr)) {
-    hc_f_f08ts_refuse("MPI_Put", HC_MPI_BIND_WIN, *win, ierr);
+  if (hc_f_f08ts_contiguous(origin_addr)) {
+    pmpi_put_(hc_f_f08ts_buf(origin_addr), origin_count, origin_datatype,
+              target_rank, target_disp, target_count, target_datatype, win,
+              ierr);
     return;
   }
-  pmpi_put_(hc_f_f08ts_buf(origin_addr), origin_count, origin_datatype,
-            target_rank, target_disp, target_count, target_datatype, win, ierr);
+  hc_f_section_t s[1] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "origin_addr", origin_addr, *origin_count,
+                               *origin_datatype, HC_F_SECTION_COUNTED);
+  if (ok)
+    pmpi_put_(s[0].addr, &s[0].count, &s[0].type, target_rank, target_disp,
+              target_count, target_datatype, win, ierr);
+  hc_f_sections_end(s, 1, ok, "MPI_Put", HC_MPI_BIND_WIN, *win, ierr);
 }
 #pragma weak mpi_put_f08ts_ = pmpi_put_f08ts_
 #pragma weak pmpir_put_f08ts_ = pmpi_put_f08ts_
@@ -8956,13 +10626,20 @@ void pmpi_put_f08ts_large_(hc_f_gfc_desc_t *origin_addr,
                            MPI_Fint *target_rank, MPI_Aint *target_disp,
                            MPI_Count *target_count, MPI_Fint *target_datatype,
                            MPI_Fint *win, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(origin_addr)) {
-    hc_f_f08ts_refuse("MPI_Put_c", HC_MPI_BIND_WIN, *win, ierr);
+  if (hc_f_f08ts_contiguous(origin_addr)) {
+    pmpi_put_c_(hc_f_f08ts_buf(origin_addr), origin_count, origin_datatype,
+                target_rank, target_disp, target_count, target_datatype, win,
+                ierr);
     return;
   }
-  pmpi_put_c_(hc_f_f08ts_buf(origin_addr), origin_count, origin_datatype,
-              target_rank, target_disp, target_count, target_datatype, win,
-              ierr);
+  hc_f_section_t s[1] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "origin_addr", origin_addr, *origin_count,
+                               *origin_datatype, HC_F_SECTION_COUNTED);
+  if (ok)
+    pmpi_put_c_(s[0].addr, &s[0].count_c, &s[0].type, target_rank, target_disp,
+                target_count, target_datatype, win, ierr);
+  hc_f_sections_end(s, 1, ok, "MPI_Put_c", HC_MPI_BIND_WIN, *win, ierr);
 }
 #pragma weak mpi_put_f08ts_large_ = pmpi_put_f08ts_large_
 #pragma weak pmpir_put_f08ts_large_ = pmpi_put_f08ts_large_
@@ -9005,13 +10682,21 @@ void pmpi_raccumulate_f08ts_(hc_f_gfc_desc_t *origin_addr,
                              MPI_Fint *target_count, MPI_Fint *target_datatype,
                              MPI_Fint *op, MPI_Fint *win, MPI_Fint *request,
                              MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(origin_addr)) {
-    hc_f_f08ts_refuse("MPI_Raccumulate", HC_MPI_BIND_WIN, *win, ierr);
+  if (hc_f_f08ts_contiguous(origin_addr)) {
+    pmpi_raccumulate_(hc_f_f08ts_buf(origin_addr), origin_count,
+                      origin_datatype, target_rank, target_disp, target_count,
+                      target_datatype, op, win, request, ierr);
     return;
   }
-  pmpi_raccumulate_(hc_f_f08ts_buf(origin_addr), origin_count, origin_datatype,
-                    target_rank, target_disp, target_count, target_datatype, op,
-                    win, request, ierr);
+  hc_f_section_t s[1] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "origin_addr", origin_addr, *origin_count,
+                               *origin_datatype, HC_F_SECTION_COUNTED);
+  if (ok)
+    pmpi_raccumulate_(s[0].addr, &s[0].count, &s[0].type, target_rank,
+                      target_disp, target_count, target_datatype, op, win,
+                      request, ierr);
+  hc_f_sections_end(s, 1, ok, "MPI_Raccumulate", HC_MPI_BIND_WIN, *win, ierr);
 }
 #pragma weak mpi_raccumulate_f08ts_ = pmpi_raccumulate_f08ts_
 #pragma weak pmpir_raccumulate_f08ts_ = pmpi_raccumulate_f08ts_
@@ -9038,13 +10723,21 @@ void pmpi_raccumulate_f08ts_large_(
     MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp,
     MPI_Count *target_count, MPI_Fint *target_datatype, MPI_Fint *op,
     MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(origin_addr)) {
-    hc_f_f08ts_refuse("MPI_Raccumulate_c", HC_MPI_BIND_WIN, *win, ierr);
+  if (hc_f_f08ts_contiguous(origin_addr)) {
+    pmpi_raccumulate_c_(hc_f_f08ts_buf(origin_addr), origin_count,
+                        origin_datatype, target_rank, target_disp, target_count,
+                        target_datatype, op, win, request, ierr);
     return;
   }
-  pmpi_raccumulate_c_(hc_f_f08ts_buf(origin_addr), origin_count,
-                      origin_datatype, target_rank, target_disp, target_count,
-                      target_datatype, op, win, request, ierr);
+  hc_f_section_t s[1] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "origin_addr", origin_addr, *origin_count,
+                               *origin_datatype, HC_F_SECTION_COUNTED);
+  if (ok)
+    pmpi_raccumulate_c_(s[0].addr, &s[0].count_c, &s[0].type, target_rank,
+                        target_disp, target_count, target_datatype, op, win,
+                        request, ierr);
+  hc_f_sections_end(s, 1, ok, "MPI_Raccumulate_c", HC_MPI_BIND_WIN, *win, ierr);
 }
 #pragma weak mpi_raccumulate_f08ts_large_ = pmpi_raccumulate_f08ts_large_
 #pragma weak pmpir_raccumulate_f08ts_large_ = pmpi_raccumulate_f08ts_large_
@@ -9066,12 +10759,20 @@ void pmpi_recv_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
 void pmpi_recv_f08ts_(hc_f_gfc_desc_t *buf, MPI_Fint *count, MPI_Fint *datatype,
                       MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm,
                       MPI_Fint *status, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_Recv", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(buf)) {
+    pmpi_recv_(hc_f_f08ts_buf(buf), count, datatype, source, tag, comm, status,
+               ierr);
     return;
   }
-  pmpi_recv_(hc_f_f08ts_buf(buf), count, datatype, source, tag, comm, status,
-             ierr);
+  hc_f_section_t s[1] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "buf", buf, *count, *datatype,
+                               HC_F_SECTION_COUNTED | HC_F_SECTION_COPY |
+                                   HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_recv_(s[0].addr, &s[0].count, &s[0].type, source, tag, comm, status,
+               ierr);
+  hc_f_sections_end(s, 1, ok, "MPI_Recv", HC_MPI_BIND_COMM, *comm, ierr);
 }
 #pragma weak mpi_recv_f08ts_ = pmpi_recv_f08ts_
 #pragma weak pmpir_recv_f08ts_ = pmpi_recv_f08ts_
@@ -9093,12 +10794,20 @@ void pmpi_recv_c_(void *buf, MPI_Count *count, MPI_Fint *datatype,
 void pmpi_recv_f08ts_large_(hc_f_gfc_desc_t *buf, MPI_Count *count,
                             MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag,
                             MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_Recv_c", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(buf)) {
+    pmpi_recv_c_(hc_f_f08ts_buf(buf), count, datatype, source, tag, comm,
+                 status, ierr);
     return;
   }
-  pmpi_recv_c_(hc_f_f08ts_buf(buf), count, datatype, source, tag, comm, status,
-               ierr);
+  hc_f_section_t s[1] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "buf", buf, *count, *datatype,
+                               HC_F_SECTION_COUNTED | HC_F_SECTION_COPY |
+                                   HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_recv_c_(s[0].addr, &s[0].count_c, &s[0].type, source, tag, comm,
+                 status, ierr);
+  hc_f_sections_end(s, 1, ok, "MPI_Recv_c", HC_MPI_BIND_COMM, *comm, ierr);
 }
 #pragma weak mpi_recv_f08ts_large_ = pmpi_recv_f08ts_large_
 #pragma weak pmpir_recv_f08ts_large_ = pmpi_recv_f08ts_large_
@@ -9120,12 +10829,19 @@ void pmpi_recv_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
 void pmpi_recv_init_f08ts_(hc_f_gfc_desc_t *buf, MPI_Fint *count,
                            MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag,
                            MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_Recv_init", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(buf)) {
+    pmpi_recv_init_(hc_f_f08ts_buf(buf), count, datatype, source, tag, comm,
+                    request, ierr);
     return;
   }
-  pmpi_recv_init_(hc_f_f08ts_buf(buf), count, datatype, source, tag, comm,
-                  request, ierr);
+  hc_f_section_t s[1] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "buf", buf, *count, *datatype,
+                               HC_F_SECTION_COUNTED | HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_recv_init_(s[0].addr, &s[0].count, &s[0].type, source, tag, comm,
+                    request, ierr);
+  hc_f_sections_end(s, 1, ok, "MPI_Recv_init", HC_MPI_BIND_COMM, *comm, ierr);
 }
 #pragma weak mpi_recv_init_f08ts_ = pmpi_recv_init_f08ts_
 #pragma weak pmpir_recv_init_f08ts_ = pmpi_recv_init_f08ts_
@@ -9148,12 +10864,19 @@ void pmpi_recv_init_f08ts_large_(hc_f_gfc_desc_t *buf, MPI_Count *count,
                                  MPI_Fint *datatype, MPI_Fint *source,
                                  MPI_Fint *tag, MPI_Fint *comm,
                                  MPI_Fint *request, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_Recv_init_c", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(buf)) {
+    pmpi_recv_init_c_(hc_f_f08ts_buf(buf), count, datatype, source, tag, comm,
+                      request, ierr);
     return;
   }
-  pmpi_recv_init_c_(hc_f_f08ts_buf(buf), count, datatype, source, tag, comm,
-                    request, ierr);
+  hc_f_section_t s[1] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "buf", buf, *count, *datatype,
+                               HC_F_SECTION_COUNTED | HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_recv_init_c_(s[0].addr, &s[0].count_c, &s[0].type, source, tag, comm,
+                      request, ierr);
+  hc_f_sections_end(s, 1, ok, "MPI_Recv_init_c", HC_MPI_BIND_COMM, *comm, ierr);
 }
 #pragma weak mpi_recv_init_f08ts_large_ = pmpi_recv_init_f08ts_large_
 #pragma weak pmpir_recv_init_f08ts_large_ = pmpi_recv_init_f08ts_large_
@@ -9175,12 +10898,22 @@ void pmpi_reduce_(void *sendbuf, void *recvbuf, MPI_Fint *count,
 void pmpi_reduce_f08ts_(hc_f_gfc_desc_t *sendbuf, hc_f_gfc_desc_t *recvbuf,
                         MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op,
                         MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Reduce", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(sendbuf) && hc_f_f08ts_contiguous(recvbuf)) {
+    pmpi_reduce_(hc_f_f08ts_buf(sendbuf), hc_f_f08ts_buf(recvbuf), count,
+                 datatype, op, root, comm, ierr);
     return;
   }
-  pmpi_reduce_(hc_f_f08ts_buf(sendbuf), hc_f_f08ts_buf(recvbuf), count,
-               datatype, op, root, comm, ierr);
+  hc_f_section_t s[2] = {{0}};
+  hc_f_gfc_desc_t *const descs[] = {sendbuf, recvbuf};
+  static const char *const names[] = {"sendbuf", "recvbuf"};
+  static const int how[] = {HC_F_SECTION_COUNTED | HC_F_SECTION_COPY,
+                            HC_F_SECTION_COUNTED | HC_F_SECTION_COPY |
+                                HC_F_SECTION_OUT};
+  int ok = hc_f_section_open_shared(s, 2, names, descs, how, *count, *datatype);
+  if (ok)
+    pmpi_reduce_(s[0].addr, s[1].addr, &s[0].count, &s[0].type, op, root, comm,
+                 ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Reduce", HC_MPI_BIND_COMM, *comm, ierr);
 }
 #pragma weak mpi_reduce_f08ts_ = pmpi_reduce_f08ts_
 #pragma weak pmpir_reduce_f08ts_ = pmpi_reduce_f08ts_
@@ -9203,12 +10936,22 @@ void pmpi_reduce_f08ts_large_(hc_f_gfc_desc_t *sendbuf,
                               hc_f_gfc_desc_t *recvbuf, MPI_Count *count,
                               MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root,
                               MPI_Fint *comm, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Reduce_c", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(sendbuf) && hc_f_f08ts_contiguous(recvbuf)) {
+    pmpi_reduce_c_(hc_f_f08ts_buf(sendbuf), hc_f_f08ts_buf(recvbuf), count,
+                   datatype, op, root, comm, ierr);
     return;
   }
-  pmpi_reduce_c_(hc_f_f08ts_buf(sendbuf), hc_f_f08ts_buf(recvbuf), count,
-                 datatype, op, root, comm, ierr);
+  hc_f_section_t s[2] = {{0}};
+  hc_f_gfc_desc_t *const descs[] = {sendbuf, recvbuf};
+  static const char *const names[] = {"sendbuf", "recvbuf"};
+  static const int how[] = {HC_F_SECTION_COUNTED | HC_F_SECTION_COPY,
+                            HC_F_SECTION_COUNTED | HC_F_SECTION_COPY |
+                                HC_F_SECTION_OUT};
+  int ok = hc_f_section_open_shared(s, 2, names, descs, how, *count, *datatype);
+  if (ok)
+    pmpi_reduce_c_(s[0].addr, s[1].addr, &s[0].count_c, &s[0].type, op, root,
+                   comm, ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Reduce_c", HC_MPI_BIND_COMM, *comm, ierr);
 }
 #pragma weak mpi_reduce_f08ts_large_ = pmpi_reduce_f08ts_large_
 #pragma weak pmpir_reduce_f08ts_large_ = pmpi_reduce_f08ts_large_
@@ -9232,12 +10975,21 @@ void pmpi_reduce_init_f08ts_(hc_f_gfc_desc_t *sendbuf, hc_f_gfc_desc_t *recvbuf,
                              MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op,
                              MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info,
                              MPI_Fint *request, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Reduce_init", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(sendbuf) && hc_f_f08ts_contiguous(recvbuf)) {
+    pmpi_reduce_init_(hc_f_f08ts_buf(sendbuf), hc_f_f08ts_buf(recvbuf), count,
+                      datatype, op, root, comm, info, request, ierr);
     return;
   }
-  pmpi_reduce_init_(hc_f_f08ts_buf(sendbuf), hc_f_f08ts_buf(recvbuf), count,
-                    datatype, op, root, comm, info, request, ierr);
+  hc_f_section_t s[2] = {{0}};
+  hc_f_gfc_desc_t *const descs[] = {sendbuf, recvbuf};
+  static const char *const names[] = {"sendbuf", "recvbuf"};
+  static const int how[] = {HC_F_SECTION_COUNTED,
+                            HC_F_SECTION_COUNTED | HC_F_SECTION_OUT};
+  int ok = hc_f_section_open_shared(s, 2, names, descs, how, *count, *datatype);
+  if (ok)
+    pmpi_reduce_init_(s[0].addr, s[1].addr, &s[0].count, &s[0].type, op, root,
+                      comm, info, request, ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Reduce_init", HC_MPI_BIND_COMM, *comm, ierr);
 }
 #pragma weak mpi_reduce_init_f08ts_ = pmpi_reduce_init_f08ts_
 #pragma weak pmpir_reduce_init_f08ts_ = pmpi_reduce_init_f08ts_
@@ -9263,12 +11015,22 @@ void pmpi_reduce_init_f08ts_large_(hc_f_gfc_desc_t *sendbuf,
                                    MPI_Fint *root, MPI_Fint *comm,
                                    MPI_Fint *info, MPI_Fint *request,
                                    MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Reduce_init_c", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(sendbuf) && hc_f_f08ts_contiguous(recvbuf)) {
+    pmpi_reduce_init_c_(hc_f_f08ts_buf(sendbuf), hc_f_f08ts_buf(recvbuf), count,
+                        datatype, op, root, comm, info, request, ierr);
     return;
   }
-  pmpi_reduce_init_c_(hc_f_f08ts_buf(sendbuf), hc_f_f08ts_buf(recvbuf), count,
-                      datatype, op, root, comm, info, request, ierr);
+  hc_f_section_t s[2] = {{0}};
+  hc_f_gfc_desc_t *const descs[] = {sendbuf, recvbuf};
+  static const char *const names[] = {"sendbuf", "recvbuf"};
+  static const int how[] = {HC_F_SECTION_COUNTED,
+                            HC_F_SECTION_COUNTED | HC_F_SECTION_OUT};
+  int ok = hc_f_section_open_shared(s, 2, names, descs, how, *count, *datatype);
+  if (ok)
+    pmpi_reduce_init_c_(s[0].addr, s[1].addr, &s[0].count_c, &s[0].type, op,
+                        root, comm, info, request, ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Reduce_init_c", HC_MPI_BIND_COMM, *comm,
+                    ierr);
 }
 #pragma weak mpi_reduce_init_f08ts_large_ = pmpi_reduce_init_f08ts_large_
 #pragma weak pmpir_reduce_init_f08ts_large_ = pmpi_reduce_init_f08ts_large_
@@ -9289,12 +11051,21 @@ void pmpi_reduce_local_(void *inbuf, void *inoutbuf, MPI_Fint *count,
 void pmpi_reduce_local_f08ts_(hc_f_gfc_desc_t *inbuf, hc_f_gfc_desc_t *inoutbuf,
                               MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op,
                               MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(inbuf) || !hc_f_f08ts_contiguous(inoutbuf)) {
-    hc_f_f08ts_refuse("MPI_Reduce_local", HC_MPI_BIND_NONE, 0, ierr);
+  if (hc_f_f08ts_contiguous(inbuf) && hc_f_f08ts_contiguous(inoutbuf)) {
+    pmpi_reduce_local_(hc_f_f08ts_buf(inbuf), hc_f_f08ts_buf(inoutbuf), count,
+                       datatype, op, ierr);
     return;
   }
-  pmpi_reduce_local_(hc_f_f08ts_buf(inbuf), hc_f_f08ts_buf(inoutbuf), count,
-                     datatype, op, ierr);
+  hc_f_section_t s[2] = {{0}};
+  hc_f_gfc_desc_t *const descs[] = {inbuf, inoutbuf};
+  static const char *const names[] = {"inbuf", "inoutbuf"};
+  static const int how[] = {HC_F_SECTION_COUNTED | HC_F_SECTION_COPY,
+                            HC_F_SECTION_COUNTED | HC_F_SECTION_COPY |
+                                HC_F_SECTION_OUT};
+  int ok = hc_f_section_open_shared(s, 2, names, descs, how, *count, *datatype);
+  if (ok)
+    pmpi_reduce_local_(s[0].addr, s[1].addr, &s[0].count, &s[0].type, op, ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Reduce_local", HC_MPI_BIND_NONE, 0, ierr);
 }
 #pragma weak mpi_reduce_local_f08ts_ = pmpi_reduce_local_f08ts_
 #pragma weak pmpir_reduce_local_f08ts_ = pmpi_reduce_local_f08ts_
@@ -9316,12 +11087,22 @@ void pmpi_reduce_local_f08ts_large_(hc_f_gfc_desc_t *inbuf,
                                     hc_f_gfc_desc_t *inoutbuf, MPI_Count *count,
                                     MPI_Fint *datatype, MPI_Fint *op,
                                     MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(inbuf) || !hc_f_f08ts_contiguous(inoutbuf)) {
-    hc_f_f08ts_refuse("MPI_Reduce_local_c", HC_MPI_BIND_NONE, 0, ierr);
+  if (hc_f_f08ts_contiguous(inbuf) && hc_f_f08ts_contiguous(inoutbuf)) {
+    pmpi_reduce_local_c_(hc_f_f08ts_buf(inbuf), hc_f_f08ts_buf(inoutbuf), count,
+                         datatype, op, ierr);
     return;
   }
-  pmpi_reduce_local_c_(hc_f_f08ts_buf(inbuf), hc_f_f08ts_buf(inoutbuf), count,
-                       datatype, op, ierr);
+  hc_f_section_t s[2] = {{0}};
+  hc_f_gfc_desc_t *const descs[] = {inbuf, inoutbuf};
+  static const char *const names[] = {"inbuf", "inoutbuf"};
+  static const int how[] = {HC_F_SECTION_COUNTED | HC_F_SECTION_COPY,
+                            HC_F_SECTION_COUNTED | HC_F_SECTION_COPY |
+                                HC_F_SECTION_OUT};
+  int ok = hc_f_section_open_shared(s, 2, names, descs, how, *count, *datatype);
+  if (ok)
+    pmpi_reduce_local_c_(s[0].addr, s[1].addr, &s[0].count_c, &s[0].type, op,
+                         ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Reduce_local_c", HC_MPI_BIND_NONE, 0, ierr);
 }
 #pragma weak mpi_reduce_local_f08ts_large_ = pmpi_reduce_local_f08ts_large_
 #pragma weak pmpir_reduce_local_f08ts_large_ = pmpi_reduce_local_f08ts_large_
@@ -9344,12 +11125,22 @@ void pmpi_reduce_scatter_f08ts_(hc_f_gfc_desc_t *sendbuf,
                                 hc_f_gfc_desc_t *recvbuf, MPI_Fint *recvcounts,
                                 MPI_Fint *datatype, MPI_Fint *op,
                                 MPI_Fint *comm, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Reduce_scatter", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(sendbuf) && hc_f_f08ts_contiguous(recvbuf)) {
+    pmpi_reduce_scatter_(hc_f_f08ts_buf(sendbuf), hc_f_f08ts_buf(recvbuf),
+                         recvcounts, datatype, op, comm, ierr);
     return;
   }
-  pmpi_reduce_scatter_(hc_f_f08ts_buf(sendbuf), hc_f_f08ts_buf(recvbuf),
-                       recvcounts, datatype, op, comm, ierr);
+  hc_f_section_t s[2] = {{0}};
+  hc_f_gfc_desc_t *const descs[] = {sendbuf, recvbuf};
+  static const char *const names[] = {"sendbuf", "recvbuf"};
+  static const int how[] = {HC_F_SECTION_COPY,
+                            HC_F_SECTION_COPY | HC_F_SECTION_OUT};
+  int ok = hc_f_section_open_shared(s, 2, names, descs, how, -1, *datatype);
+  if (ok)
+    pmpi_reduce_scatter_(s[0].addr, s[1].addr, recvcounts, &s[0].type, op, comm,
+                         ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Reduce_scatter", HC_MPI_BIND_COMM, *comm,
+                    ierr);
 }
 #pragma weak mpi_reduce_scatter_f08ts_ = pmpi_reduce_scatter_f08ts_
 #pragma weak pmpir_reduce_scatter_f08ts_ = pmpi_reduce_scatter_f08ts_
@@ -9373,13 +11164,22 @@ void pmpi_reduce_scatter_block_f08ts_(hc_f_gfc_desc_t *sendbuf,
                                       MPI_Fint *recvcount, MPI_Fint *datatype,
                                       MPI_Fint *op, MPI_Fint *comm,
                                       MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Reduce_scatter_block", HC_MPI_BIND_COMM, *comm,
-                      ierr);
+  if (hc_f_f08ts_contiguous(sendbuf) && hc_f_f08ts_contiguous(recvbuf)) {
+    pmpi_reduce_scatter_block_(hc_f_f08ts_buf(sendbuf), hc_f_f08ts_buf(recvbuf),
+                               recvcount, datatype, op, comm, ierr);
     return;
   }
-  pmpi_reduce_scatter_block_(hc_f_f08ts_buf(sendbuf), hc_f_f08ts_buf(recvbuf),
-                             recvcount, datatype, op, comm, ierr);
+  hc_f_section_t s[2] = {{0}};
+  hc_f_gfc_desc_t *const descs[] = {sendbuf, recvbuf};
+  static const char *const names[] = {"sendbuf", "recvbuf"};
+  static const int how[] = {HC_F_SECTION_COPY,
+                            HC_F_SECTION_COPY | HC_F_SECTION_OUT};
+  int ok = hc_f_section_open_shared(s, 2, names, descs, how, -1, *datatype);
+  if (ok)
+    pmpi_reduce_scatter_block_(s[0].addr, s[1].addr, recvcount, &s[0].type, op,
+                               comm, ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Reduce_scatter_block", HC_MPI_BIND_COMM,
+                    *comm, ierr);
 }
 #pragma weak mpi_reduce_scatter_block_f08ts_ = pmpi_reduce_scatter_block_f08ts_
 #pragma weak pmpir_reduce_scatter_block_f08ts_ =                               \
@@ -9405,13 +11205,23 @@ void pmpi_reduce_scatter_block_f08ts_large_(hc_f_gfc_desc_t *sendbuf,
                                             MPI_Count *recvcount,
                                             MPI_Fint *datatype, MPI_Fint *op,
                                             MPI_Fint *comm, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Reduce_scatter_block_c", HC_MPI_BIND_COMM, *comm,
-                      ierr);
+  if (hc_f_f08ts_contiguous(sendbuf) && hc_f_f08ts_contiguous(recvbuf)) {
+    pmpi_reduce_scatter_block_c_(hc_f_f08ts_buf(sendbuf),
+                                 hc_f_f08ts_buf(recvbuf), recvcount, datatype,
+                                 op, comm, ierr);
     return;
   }
-  pmpi_reduce_scatter_block_c_(hc_f_f08ts_buf(sendbuf), hc_f_f08ts_buf(recvbuf),
-                               recvcount, datatype, op, comm, ierr);
+  hc_f_section_t s[2] = {{0}};
+  hc_f_gfc_desc_t *const descs[] = {sendbuf, recvbuf};
+  static const char *const names[] = {"sendbuf", "recvbuf"};
+  static const int how[] = {HC_F_SECTION_COPY,
+                            HC_F_SECTION_COPY | HC_F_SECTION_OUT};
+  int ok = hc_f_section_open_shared(s, 2, names, descs, how, -1, *datatype);
+  if (ok)
+    pmpi_reduce_scatter_block_c_(s[0].addr, s[1].addr, recvcount, &s[0].type,
+                                 op, comm, ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Reduce_scatter_block_c", HC_MPI_BIND_COMM,
+                    *comm, ierr);
 }
 #pragma weak mpi_reduce_scatter_block_f08ts_large_ =                           \
     pmpi_reduce_scatter_block_f08ts_large_
@@ -9441,14 +11251,22 @@ void pmpi_reduce_scatter_block_init_f08ts_(hc_f_gfc_desc_t *sendbuf,
                                            MPI_Fint *datatype, MPI_Fint *op,
                                            MPI_Fint *comm, MPI_Fint *info,
                                            MPI_Fint *request, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Reduce_scatter_block_init", HC_MPI_BIND_COMM, *comm,
-                      ierr);
+  if (hc_f_f08ts_contiguous(sendbuf) && hc_f_f08ts_contiguous(recvbuf)) {
+    pmpi_reduce_scatter_block_init_(hc_f_f08ts_buf(sendbuf),
+                                    hc_f_f08ts_buf(recvbuf), recvcount,
+                                    datatype, op, comm, info, request, ierr);
     return;
   }
-  pmpi_reduce_scatter_block_init_(hc_f_f08ts_buf(sendbuf),
-                                  hc_f_f08ts_buf(recvbuf), recvcount, datatype,
-                                  op, comm, info, request, ierr);
+  hc_f_section_t s[2] = {{0}};
+  hc_f_gfc_desc_t *const descs[] = {sendbuf, recvbuf};
+  static const char *const names[] = {"sendbuf", "recvbuf"};
+  static const int how[] = {0, HC_F_SECTION_OUT};
+  int ok = hc_f_section_open_shared(s, 2, names, descs, how, -1, *datatype);
+  if (ok)
+    pmpi_reduce_scatter_block_init_(s[0].addr, s[1].addr, recvcount, &s[0].type,
+                                    op, comm, info, request, ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Reduce_scatter_block_init", HC_MPI_BIND_COMM,
+                    *comm, ierr);
 }
 #pragma weak mpi_reduce_scatter_block_init_f08ts_ =                            \
     pmpi_reduce_scatter_block_init_f08ts_
@@ -9481,14 +11299,23 @@ void pmpi_reduce_scatter_block_init_f08ts_large_(
     hc_f_gfc_desc_t *sendbuf, hc_f_gfc_desc_t *recvbuf, MPI_Count *recvcount,
     MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info,
     MPI_Fint *request, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Reduce_scatter_block_init_c", HC_MPI_BIND_COMM,
-                      *comm, ierr);
+  if (hc_f_f08ts_contiguous(sendbuf) && hc_f_f08ts_contiguous(recvbuf)) {
+    pmpi_reduce_scatter_block_init_c_(hc_f_f08ts_buf(sendbuf),
+                                      hc_f_f08ts_buf(recvbuf), recvcount,
+                                      datatype, op, comm, info, request, ierr);
     return;
   }
-  pmpi_reduce_scatter_block_init_c_(hc_f_f08ts_buf(sendbuf),
-                                    hc_f_f08ts_buf(recvbuf), recvcount,
-                                    datatype, op, comm, info, request, ierr);
+  hc_f_section_t s[2] = {{0}};
+  hc_f_gfc_desc_t *const descs[] = {sendbuf, recvbuf};
+  static const char *const names[] = {"sendbuf", "recvbuf"};
+  static const int how[] = {0, HC_F_SECTION_OUT};
+  int ok = hc_f_section_open_shared(s, 2, names, descs, how, -1, *datatype);
+  if (ok)
+    pmpi_reduce_scatter_block_init_c_(s[0].addr, s[1].addr, recvcount,
+                                      &s[0].type, op, comm, info, request,
+                                      ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Reduce_scatter_block_init_c",
+                    HC_MPI_BIND_COMM, *comm, ierr);
 }
 #pragma weak mpi_reduce_scatter_block_init_f08ts_large_ =                      \
     pmpi_reduce_scatter_block_init_f08ts_large_
@@ -9514,12 +11341,22 @@ void pmpi_reduce_scatter_f08ts_large_(hc_f_gfc_desc_t *sendbuf,
                                       MPI_Count *recvcounts, MPI_Fint *datatype,
                                       MPI_Fint *op, MPI_Fint *comm,
                                       MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Reduce_scatter_c", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(sendbuf) && hc_f_f08ts_contiguous(recvbuf)) {
+    pmpi_reduce_scatter_c_(hc_f_f08ts_buf(sendbuf), hc_f_f08ts_buf(recvbuf),
+                           recvcounts, datatype, op, comm, ierr);
     return;
   }
-  pmpi_reduce_scatter_c_(hc_f_f08ts_buf(sendbuf), hc_f_f08ts_buf(recvbuf),
-                         recvcounts, datatype, op, comm, ierr);
+  hc_f_section_t s[2] = {{0}};
+  hc_f_gfc_desc_t *const descs[] = {sendbuf, recvbuf};
+  static const char *const names[] = {"sendbuf", "recvbuf"};
+  static const int how[] = {HC_F_SECTION_COPY,
+                            HC_F_SECTION_COPY | HC_F_SECTION_OUT};
+  int ok = hc_f_section_open_shared(s, 2, names, descs, how, -1, *datatype);
+  if (ok)
+    pmpi_reduce_scatter_c_(s[0].addr, s[1].addr, recvcounts, &s[0].type, op,
+                           comm, ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Reduce_scatter_c", HC_MPI_BIND_COMM, *comm,
+                    ierr);
 }
 #pragma weak mpi_reduce_scatter_f08ts_large_ = pmpi_reduce_scatter_f08ts_large_
 #pragma weak pmpir_reduce_scatter_f08ts_large_ =                               \
@@ -9547,13 +11384,22 @@ void pmpi_reduce_scatter_init_f08ts_(hc_f_gfc_desc_t *sendbuf,
                                      MPI_Fint *op, MPI_Fint *comm,
                                      MPI_Fint *info, MPI_Fint *request,
                                      MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Reduce_scatter_init", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(sendbuf) && hc_f_f08ts_contiguous(recvbuf)) {
+    pmpi_reduce_scatter_init_(hc_f_f08ts_buf(sendbuf), hc_f_f08ts_buf(recvbuf),
+                              recvcounts, datatype, op, comm, info, request,
+                              ierr);
     return;
   }
-  pmpi_reduce_scatter_init_(hc_f_f08ts_buf(sendbuf), hc_f_f08ts_buf(recvbuf),
-                            recvcounts, datatype, op, comm, info, request,
-                            ierr);
+  hc_f_section_t s[2] = {{0}};
+  hc_f_gfc_desc_t *const descs[] = {sendbuf, recvbuf};
+  static const char *const names[] = {"sendbuf", "recvbuf"};
+  static const int how[] = {0, HC_F_SECTION_OUT};
+  int ok = hc_f_section_open_shared(s, 2, names, descs, how, -1, *datatype);
+  if (ok)
+    pmpi_reduce_scatter_init_(s[0].addr, s[1].addr, recvcounts, &s[0].type, op,
+                              comm, info, request, ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Reduce_scatter_init", HC_MPI_BIND_COMM,
+                    *comm, ierr);
 }
 #pragma weak mpi_reduce_scatter_init_f08ts_ = pmpi_reduce_scatter_init_f08ts_
 #pragma weak pmpir_reduce_scatter_init_f08ts_ = pmpi_reduce_scatter_init_f08ts_
@@ -9580,14 +11426,22 @@ void pmpi_reduce_scatter_init_f08ts_large_(hc_f_gfc_desc_t *sendbuf,
                                            MPI_Fint *datatype, MPI_Fint *op,
                                            MPI_Fint *comm, MPI_Fint *info,
                                            MPI_Fint *request, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Reduce_scatter_init_c", HC_MPI_BIND_COMM, *comm,
-                      ierr);
+  if (hc_f_f08ts_contiguous(sendbuf) && hc_f_f08ts_contiguous(recvbuf)) {
+    pmpi_reduce_scatter_init_c_(hc_f_f08ts_buf(sendbuf),
+                                hc_f_f08ts_buf(recvbuf), recvcounts, datatype,
+                                op, comm, info, request, ierr);
     return;
   }
-  pmpi_reduce_scatter_init_c_(hc_f_f08ts_buf(sendbuf), hc_f_f08ts_buf(recvbuf),
-                              recvcounts, datatype, op, comm, info, request,
-                              ierr);
+  hc_f_section_t s[2] = {{0}};
+  hc_f_gfc_desc_t *const descs[] = {sendbuf, recvbuf};
+  static const char *const names[] = {"sendbuf", "recvbuf"};
+  static const int how[] = {0, HC_F_SECTION_OUT};
+  int ok = hc_f_section_open_shared(s, 2, names, descs, how, -1, *datatype);
+  if (ok)
+    pmpi_reduce_scatter_init_c_(s[0].addr, s[1].addr, recvcounts, &s[0].type,
+                                op, comm, info, request, ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Reduce_scatter_init_c", HC_MPI_BIND_COMM,
+                    *comm, ierr);
 }
 #pragma weak mpi_reduce_scatter_init_f08ts_large_ =                            \
     pmpi_reduce_scatter_init_f08ts_large_
@@ -9651,13 +11505,20 @@ void pmpi_rget_f08ts_(hc_f_gfc_desc_t *origin_addr, MPI_Fint *origin_count,
                       MPI_Aint *target_disp, MPI_Fint *target_count,
                       MPI_Fint *target_datatype, MPI_Fint *win,
                       MPI_Fint *request, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(origin_addr)) {
-    hc_f_f08ts_refuse("MPI_Rget", HC_MPI_BIND_WIN, *win, ierr);
+  if (hc_f_f08ts_contiguous(origin_addr)) {
+    pmpi_rget_(hc_f_f08ts_buf(origin_addr), origin_count, origin_datatype,
+               target_rank, target_disp, target_count, target_datatype, win,
+               request, ierr);
     return;
   }
-  pmpi_rget_(hc_f_f08ts_buf(origin_addr), origin_count, origin_datatype,
-             target_rank, target_disp, target_count, target_datatype, win,
-             request, ierr);
+  hc_f_section_t s[1] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "origin_addr", origin_addr, *origin_count,
+                               *origin_datatype, HC_F_SECTION_COUNTED);
+  if (ok)
+    pmpi_rget_(s[0].addr, &s[0].count, &s[0].type, target_rank, target_disp,
+               target_count, target_datatype, win, request, ierr);
+  hc_f_sections_end(s, 1, ok, "MPI_Rget", HC_MPI_BIND_WIN, *win, ierr);
 }
 #pragma weak mpi_rget_f08ts_ = pmpi_rget_f08ts_
 #pragma weak pmpir_rget_f08ts_ = pmpi_rget_f08ts_
@@ -9688,15 +11549,28 @@ void pmpi_rget_accumulate_f08ts_(
     MPI_Fint *result_count, MPI_Fint *result_datatype, MPI_Fint *target_rank,
     MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype,
     MPI_Fint *op, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(origin_addr) ||
-      !hc_f_f08ts_contiguous(result_addr)) {
-    hc_f_f08ts_refuse("MPI_Rget_accumulate", HC_MPI_BIND_WIN, *win, ierr);
+  if (hc_f_f08ts_contiguous(origin_addr) &&
+      hc_f_f08ts_contiguous(result_addr)) {
+    pmpi_rget_accumulate_(
+        hc_f_f08ts_buf(origin_addr), origin_count, origin_datatype,
+        hc_f_f08ts_buf(result_addr), result_count, result_datatype, target_rank,
+        target_disp, target_count, target_datatype, op, win, request, ierr);
     return;
   }
-  pmpi_rget_accumulate_(hc_f_f08ts_buf(origin_addr), origin_count,
-                        origin_datatype, hc_f_f08ts_buf(result_addr),
-                        result_count, result_datatype, target_rank, target_disp,
-                        target_count, target_datatype, op, win, request, ierr);
+  hc_f_section_t s[2] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "origin_addr", origin_addr, *origin_count,
+                               *origin_datatype, HC_F_SECTION_COUNTED);
+  ok = ok && hc_f_section_open(&s[1], "result_addr", result_addr, *result_count,
+                               *result_datatype,
+                               HC_F_SECTION_COUNTED | HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_rget_accumulate_(s[0].addr, &s[0].count, &s[0].type, s[1].addr,
+                          &s[1].count, &s[1].type, target_rank, target_disp,
+                          target_count, target_datatype, op, win, request,
+                          ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Rget_accumulate", HC_MPI_BIND_WIN, *win,
+                    ierr);
 }
 #pragma weak mpi_rget_accumulate_f08ts_ = pmpi_rget_accumulate_f08ts_
 #pragma weak pmpir_rget_accumulate_f08ts_ = pmpi_rget_accumulate_f08ts_
@@ -9727,15 +11601,28 @@ void pmpi_rget_accumulate_f08ts_large_(
     MPI_Count *result_count, MPI_Fint *result_datatype, MPI_Fint *target_rank,
     MPI_Aint *target_disp, MPI_Count *target_count, MPI_Fint *target_datatype,
     MPI_Fint *op, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(origin_addr) ||
-      !hc_f_f08ts_contiguous(result_addr)) {
-    hc_f_f08ts_refuse("MPI_Rget_accumulate_c", HC_MPI_BIND_WIN, *win, ierr);
+  if (hc_f_f08ts_contiguous(origin_addr) &&
+      hc_f_f08ts_contiguous(result_addr)) {
+    pmpi_rget_accumulate_c_(
+        hc_f_f08ts_buf(origin_addr), origin_count, origin_datatype,
+        hc_f_f08ts_buf(result_addr), result_count, result_datatype, target_rank,
+        target_disp, target_count, target_datatype, op, win, request, ierr);
     return;
   }
-  pmpi_rget_accumulate_c_(
-      hc_f_f08ts_buf(origin_addr), origin_count, origin_datatype,
-      hc_f_f08ts_buf(result_addr), result_count, result_datatype, target_rank,
-      target_disp, target_count, target_datatype, op, win, request, ierr);
+  hc_f_section_t s[2] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "origin_addr", origin_addr, *origin_count,
+                               *origin_datatype, HC_F_SECTION_COUNTED);
+  ok = ok && hc_f_section_open(&s[1], "result_addr", result_addr, *result_count,
+                               *result_datatype,
+                               HC_F_SECTION_COUNTED | HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_rget_accumulate_c_(s[0].addr, &s[0].count_c, &s[0].type, s[1].addr,
+                            &s[1].count_c, &s[1].type, target_rank, target_disp,
+                            target_count, target_datatype, op, win, request,
+                            ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Rget_accumulate_c", HC_MPI_BIND_WIN, *win,
+                    ierr);
 }
 #pragma weak mpi_rget_accumulate_f08ts_large_ =                                \
     pmpi_rget_accumulate_f08ts_large_
@@ -9764,13 +11651,20 @@ void pmpi_rget_f08ts_large_(hc_f_gfc_desc_t *origin_addr,
                             MPI_Fint *target_rank, MPI_Aint *target_disp,
                             MPI_Count *target_count, MPI_Fint *target_datatype,
                             MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(origin_addr)) {
-    hc_f_f08ts_refuse("MPI_Rget_c", HC_MPI_BIND_WIN, *win, ierr);
+  if (hc_f_f08ts_contiguous(origin_addr)) {
+    pmpi_rget_c_(hc_f_f08ts_buf(origin_addr), origin_count, origin_datatype,
+                 target_rank, target_disp, target_count, target_datatype, win,
+                 request, ierr);
     return;
   }
-  pmpi_rget_c_(hc_f_f08ts_buf(origin_addr), origin_count, origin_datatype,
-               target_rank, target_disp, target_count, target_datatype, win,
-               request, ierr);
+  hc_f_section_t s[1] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "origin_addr", origin_addr, *origin_count,
+                               *origin_datatype, HC_F_SECTION_COUNTED);
+  if (ok)
+    pmpi_rget_c_(s[0].addr, &s[0].count_c, &s[0].type, target_rank, target_disp,
+                 target_count, target_datatype, win, request, ierr);
+  hc_f_sections_end(s, 1, ok, "MPI_Rget_c", HC_MPI_BIND_WIN, *win, ierr);
 }
 #pragma weak mpi_rget_f08ts_large_ = pmpi_rget_f08ts_large_
 #pragma weak pmpir_rget_f08ts_large_ = pmpi_rget_f08ts_large_
@@ -9797,13 +11691,20 @@ void pmpi_rput_f08ts_(hc_f_gfc_desc_t *origin_addr, MPI_Fint *origin_count,
                       MPI_Aint *target_disp, MPI_Fint *target_count,
                       MPI_Fint *target_datatype, MPI_Fint *win,
                       MPI_Fint *request, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(origin_addr)) {
-    hc_f_f08ts_refuse("MPI_Rput", HC_MPI_BIND_WIN, *win, ierr);
+  if (hc_f_f08ts_contiguous(origin_addr)) {
+    pmpi_rput_(hc_f_f08ts_buf(origin_addr), origin_count, origin_datatype,
+               target_rank, target_disp, target_count, target_datatype, win,
+               request, ierr);
     return;
   }
-  pmpi_rput_(hc_f_f08ts_buf(origin_addr), origin_count, origin_datatype,
-             target_rank, target_disp, target_count, target_datatype, win,
-             request, ierr);
+  hc_f_section_t s[1] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "origin_addr", origin_addr, *origin_count,
+                               *origin_datatype, HC_F_SECTION_COUNTED);
+  if (ok)
+    pmpi_rput_(s[0].addr, &s[0].count, &s[0].type, target_rank, target_disp,
+               target_count, target_datatype, win, request, ierr);
+  hc_f_sections_end(s, 1, ok, "MPI_Rput", HC_MPI_BIND_WIN, *win, ierr);
 }
 #pragma weak mpi_rput_f08ts_ = pmpi_rput_f08ts_
 #pragma weak pmpir_rput_f08ts_ = pmpi_rput_f08ts_
@@ -9830,13 +11731,20 @@ void pmpi_rput_f08ts_large_(hc_f_gfc_desc_t *origin_addr,
                             MPI_Fint *target_rank, MPI_Aint *target_disp,
                             MPI_Count *target_count, MPI_Fint *target_datatype,
                             MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(origin_addr)) {
-    hc_f_f08ts_refuse("MPI_Rput_c", HC_MPI_BIND_WIN, *win, ierr);
+  if (hc_f_f08ts_contiguous(origin_addr)) {
+    pmpi_rput_c_(hc_f_f08ts_buf(origin_addr), origin_count, origin_datatype,
+                 target_rank, target_disp, target_count, target_datatype, win,
+                 request, ierr);
     return;
   }
-  pmpi_rput_c_(hc_f_f08ts_buf(origin_addr), origin_count, origin_datatype,
-               target_rank, target_disp, target_count, target_datatype, win,
-               request, ierr);
+  hc_f_section_t s[1] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "origin_addr", origin_addr, *origin_count,
+                               *origin_datatype, HC_F_SECTION_COUNTED);
+  if (ok)
+    pmpi_rput_c_(s[0].addr, &s[0].count_c, &s[0].type, target_rank, target_disp,
+                 target_count, target_datatype, win, request, ierr);
+  hc_f_sections_end(s, 1, ok, "MPI_Rput_c", HC_MPI_BIND_WIN, *win, ierr);
 }
 #pragma weak mpi_rput_f08ts_large_ = pmpi_rput_f08ts_large_
 #pragma weak pmpir_rput_f08ts_large_ = pmpi_rput_f08ts_large_
@@ -9856,11 +11764,17 @@ void pmpi_rsend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest,
 void pmpi_rsend_f08ts_(hc_f_gfc_desc_t *buf, MPI_Fint *count,
                        MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag,
                        MPI_Fint *comm, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_Rsend", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(buf)) {
+    pmpi_rsend_(hc_f_f08ts_buf(buf), count, datatype, dest, tag, comm, ierr);
     return;
   }
-  pmpi_rsend_(hc_f_f08ts_buf(buf), count, datatype, dest, tag, comm, ierr);
+  hc_f_section_t s[1] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "buf", buf, *count, *datatype,
+                               HC_F_SECTION_COUNTED | HC_F_SECTION_COPY);
+  if (ok)
+    pmpi_rsend_(s[0].addr, &s[0].count, &s[0].type, dest, tag, comm, ierr);
+  hc_f_sections_end(s, 1, ok, "MPI_Rsend", HC_MPI_BIND_COMM, *comm, ierr);
 }
 #pragma weak mpi_rsend_f08ts_ = pmpi_rsend_f08ts_
 #pragma weak pmpir_rsend_f08ts_ = pmpi_rsend_f08ts_
@@ -9881,11 +11795,17 @@ void pmpi_rsend_c_(void *buf, MPI_Count *count, MPI_Fint *datatype,
 void pmpi_rsend_f08ts_large_(hc_f_gfc_desc_t *buf, MPI_Count *count,
                              MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag,
                              MPI_Fint *comm, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_Rsend_c", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(buf)) {
+    pmpi_rsend_c_(hc_f_f08ts_buf(buf), count, datatype, dest, tag, comm, ierr);
     return;
   }
-  pmpi_rsend_c_(hc_f_f08ts_buf(buf), count, datatype, dest, tag, comm, ierr);
+  hc_f_section_t s[1] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "buf", buf, *count, *datatype,
+                               HC_F_SECTION_COUNTED | HC_F_SECTION_COPY);
+  if (ok)
+    pmpi_rsend_c_(s[0].addr, &s[0].count_c, &s[0].type, dest, tag, comm, ierr);
+  hc_f_sections_end(s, 1, ok, "MPI_Rsend_c", HC_MPI_BIND_COMM, *comm, ierr);
 }
 #pragma weak mpi_rsend_f08ts_large_ = pmpi_rsend_f08ts_large_
 #pragma weak pmpir_rsend_f08ts_large_ = pmpi_rsend_f08ts_large_
@@ -9907,12 +11827,19 @@ void pmpi_rsend_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
 void pmpi_rsend_init_f08ts_(hc_f_gfc_desc_t *buf, MPI_Fint *count,
                             MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag,
                             MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_Rsend_init", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(buf)) {
+    pmpi_rsend_init_(hc_f_f08ts_buf(buf), count, datatype, dest, tag, comm,
+                     request, ierr);
     return;
   }
-  pmpi_rsend_init_(hc_f_f08ts_buf(buf), count, datatype, dest, tag, comm,
-                   request, ierr);
+  hc_f_section_t s[1] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "buf", buf, *count, *datatype,
+                               HC_F_SECTION_COUNTED);
+  if (ok)
+    pmpi_rsend_init_(s[0].addr, &s[0].count, &s[0].type, dest, tag, comm,
+                     request, ierr);
+  hc_f_sections_end(s, 1, ok, "MPI_Rsend_init", HC_MPI_BIND_COMM, *comm, ierr);
 }
 #pragma weak mpi_rsend_init_f08ts_ = pmpi_rsend_init_f08ts_
 #pragma weak pmpir_rsend_init_f08ts_ = pmpi_rsend_init_f08ts_
@@ -9935,12 +11862,20 @@ void pmpi_rsend_init_f08ts_large_(hc_f_gfc_desc_t *buf, MPI_Count *count,
                                   MPI_Fint *datatype, MPI_Fint *dest,
                                   MPI_Fint *tag, MPI_Fint *comm,
                                   MPI_Fint *request, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_Rsend_init_c", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(buf)) {
+    pmpi_rsend_init_c_(hc_f_f08ts_buf(buf), count, datatype, dest, tag, comm,
+                       request, ierr);
     return;
   }
-  pmpi_rsend_init_c_(hc_f_f08ts_buf(buf), count, datatype, dest, tag, comm,
-                     request, ierr);
+  hc_f_section_t s[1] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "buf", buf, *count, *datatype,
+                               HC_F_SECTION_COUNTED);
+  if (ok)
+    pmpi_rsend_init_c_(s[0].addr, &s[0].count_c, &s[0].type, dest, tag, comm,
+                       request, ierr);
+  hc_f_sections_end(s, 1, ok, "MPI_Rsend_init_c", HC_MPI_BIND_COMM, *comm,
+                    ierr);
 }
 #pragma weak mpi_rsend_init_f08ts_large_ = pmpi_rsend_init_f08ts_large_
 #pragma weak pmpir_rsend_init_f08ts_large_ = pmpi_rsend_init_f08ts_large_
@@ -9962,12 +11897,21 @@ void pmpi_scan_(void *sendbuf, void *recvbuf, MPI_Fint *count,
 void pmpi_scan_f08ts_(hc_f_gfc_desc_t *sendbuf, hc_f_gfc_desc_t *recvbuf,
                       MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op,
                       MPI_Fint *comm, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Scan", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(sendbuf) && hc_f_f08ts_contiguous(recvbuf)) {
+    pmpi_scan_(hc_f_f08ts_buf(sendbuf), hc_f_f08ts_buf(recvbuf), count,
+               datatype, op, comm, ierr);
     return;
   }
-  pmpi_scan_(hc_f_f08ts_buf(sendbuf), hc_f_f08ts_buf(recvbuf), count, datatype,
-             op, comm, ierr);
+  hc_f_section_t s[2] = {{0}};
+  hc_f_gfc_desc_t *const descs[] = {sendbuf, recvbuf};
+  static const char *const names[] = {"sendbuf", "recvbuf"};
+  static const int how[] = {HC_F_SECTION_COUNTED | HC_F_SECTION_COPY,
+                            HC_F_SECTION_COUNTED | HC_F_SECTION_COPY |
+                                HC_F_SECTION_OUT};
+  int ok = hc_f_section_open_shared(s, 2, names, descs, how, *count, *datatype);
+  if (ok)
+    pmpi_scan_(s[0].addr, s[1].addr, &s[0].count, &s[0].type, op, comm, ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Scan", HC_MPI_BIND_COMM, *comm, ierr);
 }
 #pragma weak mpi_scan_f08ts_ = pmpi_scan_f08ts_
 #pragma weak pmpir_scan_f08ts_ = pmpi_scan_f08ts_
@@ -9989,12 +11933,22 @@ void pmpi_scan_c_(void *sendbuf, void *recvbuf, MPI_Count *count,
 void pmpi_scan_f08ts_large_(hc_f_gfc_desc_t *sendbuf, hc_f_gfc_desc_t *recvbuf,
                             MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op,
                             MPI_Fint *comm, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Scan_c", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(sendbuf) && hc_f_f08ts_contiguous(recvbuf)) {
+    pmpi_scan_c_(hc_f_f08ts_buf(sendbuf), hc_f_f08ts_buf(recvbuf), count,
+                 datatype, op, comm, ierr);
     return;
   }
-  pmpi_scan_c_(hc_f_f08ts_buf(sendbuf), hc_f_f08ts_buf(recvbuf), count,
-               datatype, op, comm, ierr);
+  hc_f_section_t s[2] = {{0}};
+  hc_f_gfc_desc_t *const descs[] = {sendbuf, recvbuf};
+  static const char *const names[] = {"sendbuf", "recvbuf"};
+  static const int how[] = {HC_F_SECTION_COUNTED | HC_F_SECTION_COPY,
+                            HC_F_SECTION_COUNTED | HC_F_SECTION_COPY |
+                                HC_F_SECTION_OUT};
+  int ok = hc_f_section_open_shared(s, 2, names, descs, how, *count, *datatype);
+  if (ok)
+    pmpi_scan_c_(s[0].addr, s[1].addr, &s[0].count_c, &s[0].type, op, comm,
+                 ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Scan_c", HC_MPI_BIND_COMM, *comm, ierr);
 }
 #pragma weak mpi_scan_f08ts_large_ = pmpi_scan_f08ts_large_
 #pragma weak pmpir_scan_f08ts_large_ = pmpi_scan_f08ts_large_
@@ -10017,12 +11971,21 @@ void pmpi_scan_init_f08ts_(hc_f_gfc_desc_t *sendbuf, hc_f_gfc_desc_t *recvbuf,
                            MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op,
                            MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request,
                            MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Scan_init", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(sendbuf) && hc_f_f08ts_contiguous(recvbuf)) {
+    pmpi_scan_init_(hc_f_f08ts_buf(sendbuf), hc_f_f08ts_buf(recvbuf), count,
+                    datatype, op, comm, info, request, ierr);
     return;
   }
-  pmpi_scan_init_(hc_f_f08ts_buf(sendbuf), hc_f_f08ts_buf(recvbuf), count,
-                  datatype, op, comm, info, request, ierr);
+  hc_f_section_t s[2] = {{0}};
+  hc_f_gfc_desc_t *const descs[] = {sendbuf, recvbuf};
+  static const char *const names[] = {"sendbuf", "recvbuf"};
+  static const int how[] = {HC_F_SECTION_COUNTED,
+                            HC_F_SECTION_COUNTED | HC_F_SECTION_OUT};
+  int ok = hc_f_section_open_shared(s, 2, names, descs, how, *count, *datatype);
+  if (ok)
+    pmpi_scan_init_(s[0].addr, s[1].addr, &s[0].count, &s[0].type, op, comm,
+                    info, request, ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Scan_init", HC_MPI_BIND_COMM, *comm, ierr);
 }
 #pragma weak mpi_scan_init_f08ts_ = pmpi_scan_init_f08ts_
 #pragma weak pmpir_scan_init_f08ts_ = pmpi_scan_init_f08ts_
@@ -10046,12 +12009,21 @@ void pmpi_scan_init_f08ts_large_(hc_f_gfc_desc_t *sendbuf,
                                  MPI_Fint *datatype, MPI_Fint *op,
                                  MPI_Fint *comm, MPI_Fint *info,
                                  MPI_Fint *request, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Scan_init_c", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(sendbuf) && hc_f_f08ts_contiguous(recvbuf)) {
+    pmpi_scan_init_c_(hc_f_f08ts_buf(sendbuf), hc_f_f08ts_buf(recvbuf), count,
+                      datatype, op, comm, info, request, ierr);
     return;
   }
-  pmpi_scan_init_c_(hc_f_f08ts_buf(sendbuf), hc_f_f08ts_buf(recvbuf), count,
-                    datatype, op, comm, info, request, ierr);
+  hc_f_section_t s[2] = {{0}};
+  hc_f_gfc_desc_t *const descs[] = {sendbuf, recvbuf};
+  static const char *const names[] = {"sendbuf", "recvbuf"};
+  static const int how[] = {HC_F_SECTION_COUNTED,
+                            HC_F_SECTION_COUNTED | HC_F_SECTION_OUT};
+  int ok = hc_f_section_open_shared(s, 2, names, descs, how, *count, *datatype);
+  if (ok)
+    pmpi_scan_init_c_(s[0].addr, s[1].addr, &s[0].count_c, &s[0].type, op, comm,
+                      info, request, ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Scan_init_c", HC_MPI_BIND_COMM, *comm, ierr);
 }
 #pragma weak mpi_scan_init_f08ts_large_ = pmpi_scan_init_f08ts_large_
 #pragma weak pmpir_scan_init_f08ts_large_ = pmpi_scan_init_f08ts_large_
@@ -10074,12 +12046,23 @@ void pmpi_scatter_f08ts_(hc_f_gfc_desc_t *sendbuf, MPI_Fint *sendcount,
                          MPI_Fint *sendtype, hc_f_gfc_desc_t *recvbuf,
                          MPI_Fint *recvcount, MPI_Fint *recvtype,
                          MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Scatter", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(sendbuf) && hc_f_f08ts_contiguous(recvbuf)) {
+    pmpi_scatter_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
+                  hc_f_f08ts_buf(recvbuf), recvcount, recvtype, root, comm,
+                  ierr);
     return;
   }
-  pmpi_scatter_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
-                hc_f_f08ts_buf(recvbuf), recvcount, recvtype, root, comm, ierr);
+  hc_f_section_t s[2] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "sendbuf", sendbuf, *sendcount, *sendtype,
+                               HC_F_SECTION_PER_PEER | HC_F_SECTION_COPY);
+  ok = ok && hc_f_section_open(&s[1], "recvbuf", recvbuf, *recvcount, *recvtype,
+                               HC_F_SECTION_COUNTED | HC_F_SECTION_COPY |
+                                   HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_scatter_(s[0].addr, &s[0].count, &s[0].type, s[1].addr, &s[1].count,
+                  &s[1].type, root, comm, ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Scatter", HC_MPI_BIND_COMM, *comm, ierr);
 }
 #pragma weak mpi_scatter_f08ts_ = pmpi_scatter_f08ts_
 #pragma weak pmpir_scatter_f08ts_ = pmpi_scatter_f08ts_
@@ -10103,13 +12086,23 @@ void pmpi_scatter_f08ts_large_(hc_f_gfc_desc_t *sendbuf, MPI_Count *sendcount,
                                MPI_Fint *sendtype, hc_f_gfc_desc_t *recvbuf,
                                MPI_Count *recvcount, MPI_Fint *recvtype,
                                MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Scatter_c", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(sendbuf) && hc_f_f08ts_contiguous(recvbuf)) {
+    pmpi_scatter_c_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
+                    hc_f_f08ts_buf(recvbuf), recvcount, recvtype, root, comm,
+                    ierr);
     return;
   }
-  pmpi_scatter_c_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
-                  hc_f_f08ts_buf(recvbuf), recvcount, recvtype, root, comm,
-                  ierr);
+  hc_f_section_t s[2] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "sendbuf", sendbuf, *sendcount, *sendtype,
+                               HC_F_SECTION_PER_PEER | HC_F_SECTION_COPY);
+  ok = ok && hc_f_section_open(&s[1], "recvbuf", recvbuf, *recvcount, *recvtype,
+                               HC_F_SECTION_COUNTED | HC_F_SECTION_COPY |
+                                   HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_scatter_c_(s[0].addr, &s[0].count_c, &s[0].type, s[1].addr,
+                    &s[1].count_c, &s[1].type, root, comm, ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Scatter_c", HC_MPI_BIND_COMM, *comm, ierr);
 }
 #pragma weak mpi_scatter_f08ts_large_ = pmpi_scatter_f08ts_large_
 #pragma weak pmpir_scatter_f08ts_large_ = pmpi_scatter_f08ts_large_
@@ -10135,13 +12128,24 @@ void pmpi_scatter_init_f08ts_(hc_f_gfc_desc_t *sendbuf, MPI_Fint *sendcount,
                               MPI_Fint *recvcount, MPI_Fint *recvtype,
                               MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info,
                               MPI_Fint *request, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Scatter_init", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(sendbuf) && hc_f_f08ts_contiguous(recvbuf)) {
+    pmpi_scatter_init_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
+                       hc_f_f08ts_buf(recvbuf), recvcount, recvtype, root, comm,
+                       info, request, ierr);
     return;
   }
-  pmpi_scatter_init_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
-                     hc_f_f08ts_buf(recvbuf), recvcount, recvtype, root, comm,
-                     info, request, ierr);
+  hc_f_section_t s[2] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "sendbuf", sendbuf, *sendcount, *sendtype,
+                               HC_F_SECTION_PER_PEER);
+  ok = ok && hc_f_section_open(&s[1], "recvbuf", recvbuf, *recvcount, *recvtype,
+                               HC_F_SECTION_COUNTED | HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_scatter_init_(s[0].addr, &s[0].count, &s[0].type, s[1].addr,
+                       &s[1].count, &s[1].type, root, comm, info, request,
+                       ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Scatter_init", HC_MPI_BIND_COMM, *comm,
+                    ierr);
 }
 #pragma weak mpi_scatter_init_f08ts_ = pmpi_scatter_init_f08ts_
 #pragma weak pmpir_scatter_init_f08ts_ = pmpi_scatter_init_f08ts_
@@ -10170,13 +12174,24 @@ void pmpi_scatter_init_f08ts_large_(hc_f_gfc_desc_t *sendbuf,
                                     MPI_Fint *root, MPI_Fint *comm,
                                     MPI_Fint *info, MPI_Fint *request,
                                     MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Scatter_init_c", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(sendbuf) && hc_f_f08ts_contiguous(recvbuf)) {
+    pmpi_scatter_init_c_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
+                         hc_f_f08ts_buf(recvbuf), recvcount, recvtype, root,
+                         comm, info, request, ierr);
     return;
   }
-  pmpi_scatter_init_c_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype,
-                       hc_f_f08ts_buf(recvbuf), recvcount, recvtype, root, comm,
-                       info, request, ierr);
+  hc_f_section_t s[2] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "sendbuf", sendbuf, *sendcount, *sendtype,
+                               HC_F_SECTION_PER_PEER);
+  ok = ok && hc_f_section_open(&s[1], "recvbuf", recvbuf, *recvcount, *recvtype,
+                               HC_F_SECTION_COUNTED | HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_scatter_init_c_(s[0].addr, &s[0].count_c, &s[0].type, s[1].addr,
+                         &s[1].count_c, &s[1].type, root, comm, info, request,
+                         ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Scatter_init_c", HC_MPI_BIND_COMM, *comm,
+                    ierr);
 }
 #pragma weak mpi_scatter_init_f08ts_large_ = pmpi_scatter_init_f08ts_large_
 #pragma weak pmpir_scatter_init_f08ts_large_ = pmpi_scatter_init_f08ts_large_
@@ -10201,13 +12216,23 @@ void pmpi_scatterv_f08ts_(hc_f_gfc_desc_t *sendbuf, MPI_Fint *sendcounts,
                           hc_f_gfc_desc_t *recvbuf, MPI_Fint *recvcount,
                           MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm,
                           MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Scatterv", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(sendbuf) && hc_f_f08ts_contiguous(recvbuf)) {
+    pmpi_scatterv_(hc_f_f08ts_buf(sendbuf), sendcounts, displs, sendtype,
+                   hc_f_f08ts_buf(recvbuf), recvcount, recvtype, root, comm,
+                   ierr);
     return;
   }
-  pmpi_scatterv_(hc_f_f08ts_buf(sendbuf), sendcounts, displs, sendtype,
-                 hc_f_f08ts_buf(recvbuf), recvcount, recvtype, root, comm,
-                 ierr);
+  hc_f_section_t s[2] = {{0}};
+  int ok = 1;
+  ok = ok &&
+       hc_f_section_open(&s[0], "sendbuf", sendbuf, -1, 0, HC_F_SECTION_COPY);
+  ok = ok && hc_f_section_open(&s[1], "recvbuf", recvbuf, *recvcount, *recvtype,
+                               HC_F_SECTION_COUNTED | HC_F_SECTION_COPY |
+                                   HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_scatterv_(s[0].addr, sendcounts, displs, sendtype, s[1].addr,
+                   &s[1].count, &s[1].type, root, comm, ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Scatterv", HC_MPI_BIND_COMM, *comm, ierr);
 }
 #pragma weak mpi_scatterv_f08ts_ = pmpi_scatterv_f08ts_
 #pragma weak pmpir_scatterv_f08ts_ = pmpi_scatterv_f08ts_
@@ -10233,13 +12258,23 @@ void pmpi_scatterv_f08ts_large_(hc_f_gfc_desc_t *sendbuf, MPI_Count *sendcounts,
                                 hc_f_gfc_desc_t *recvbuf, MPI_Count *recvcount,
                                 MPI_Fint *recvtype, MPI_Fint *root,
                                 MPI_Fint *comm, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Scatterv_c", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(sendbuf) && hc_f_f08ts_contiguous(recvbuf)) {
+    pmpi_scatterv_c_(hc_f_f08ts_buf(sendbuf), sendcounts, displs, sendtype,
+                     hc_f_f08ts_buf(recvbuf), recvcount, recvtype, root, comm,
+                     ierr);
     return;
   }
-  pmpi_scatterv_c_(hc_f_f08ts_buf(sendbuf), sendcounts, displs, sendtype,
-                   hc_f_f08ts_buf(recvbuf), recvcount, recvtype, root, comm,
-                   ierr);
+  hc_f_section_t s[2] = {{0}};
+  int ok = 1;
+  ok = ok &&
+       hc_f_section_open(&s[0], "sendbuf", sendbuf, -1, 0, HC_F_SECTION_COPY);
+  ok = ok && hc_f_section_open(&s[1], "recvbuf", recvbuf, *recvcount, *recvtype,
+                               HC_F_SECTION_COUNTED | HC_F_SECTION_COPY |
+                                   HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_scatterv_c_(s[0].addr, sendcounts, displs, sendtype, s[1].addr,
+                     &s[1].count_c, &s[1].type, root, comm, ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Scatterv_c", HC_MPI_BIND_COMM, *comm, ierr);
 }
 #pragma weak mpi_scatterv_f08ts_large_ = pmpi_scatterv_f08ts_large_
 #pragma weak pmpir_scatterv_f08ts_large_ = pmpi_scatterv_f08ts_large_
@@ -10266,13 +12301,23 @@ void pmpi_scatterv_init_f08ts_(hc_f_gfc_desc_t *sendbuf, MPI_Fint *sendcounts,
                                MPI_Fint *recvtype, MPI_Fint *root,
                                MPI_Fint *comm, MPI_Fint *info,
                                MPI_Fint *request, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Scatterv_init", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(sendbuf) && hc_f_f08ts_contiguous(recvbuf)) {
+    pmpi_scatterv_init_(hc_f_f08ts_buf(sendbuf), sendcounts, displs, sendtype,
+                        hc_f_f08ts_buf(recvbuf), recvcount, recvtype, root,
+                        comm, info, request, ierr);
     return;
   }
-  pmpi_scatterv_init_(hc_f_f08ts_buf(sendbuf), sendcounts, displs, sendtype,
-                      hc_f_f08ts_buf(recvbuf), recvcount, recvtype, root, comm,
-                      info, request, ierr);
+  hc_f_section_t s[2] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "sendbuf", sendbuf, -1, 0, 0);
+  ok = ok && hc_f_section_open(&s[1], "recvbuf", recvbuf, *recvcount, *recvtype,
+                               HC_F_SECTION_COUNTED | HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_scatterv_init_(s[0].addr, sendcounts, displs, sendtype, s[1].addr,
+                        &s[1].count, &s[1].type, root, comm, info, request,
+                        ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Scatterv_init", HC_MPI_BIND_COMM, *comm,
+                    ierr);
 }
 #pragma weak mpi_scatterv_init_f08ts_ = pmpi_scatterv_init_f08ts_
 #pragma weak pmpir_scatterv_init_f08ts_ = pmpi_scatterv_init_f08ts_
@@ -10299,13 +12344,23 @@ void pmpi_scatterv_init_f08ts_large_(
     MPI_Fint *sendtype, hc_f_gfc_desc_t *recvbuf, MPI_Count *recvcount,
     MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info,
     MPI_Fint *request, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Scatterv_init_c", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(sendbuf) && hc_f_f08ts_contiguous(recvbuf)) {
+    pmpi_scatterv_init_c_(hc_f_f08ts_buf(sendbuf), sendcounts, displs, sendtype,
+                          hc_f_f08ts_buf(recvbuf), recvcount, recvtype, root,
+                          comm, info, request, ierr);
     return;
   }
-  pmpi_scatterv_init_c_(hc_f_f08ts_buf(sendbuf), sendcounts, displs, sendtype,
-                        hc_f_f08ts_buf(recvbuf), recvcount, recvtype, root,
-                        comm, info, request, ierr);
+  hc_f_section_t s[2] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "sendbuf", sendbuf, -1, 0, 0);
+  ok = ok && hc_f_section_open(&s[1], "recvbuf", recvbuf, *recvcount, *recvtype,
+                               HC_F_SECTION_COUNTED | HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_scatterv_init_c_(s[0].addr, sendcounts, displs, sendtype, s[1].addr,
+                          &s[1].count_c, &s[1].type, root, comm, info, request,
+                          ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Scatterv_init_c", HC_MPI_BIND_COMM, *comm,
+                    ierr);
 }
 #pragma weak mpi_scatterv_init_f08ts_large_ = pmpi_scatterv_init_f08ts_large_
 #pragma weak pmpir_scatterv_init_f08ts_large_ = pmpi_scatterv_init_f08ts_large_
@@ -10325,11 +12380,17 @@ void pmpi_send_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest,
 void pmpi_send_f08ts_(hc_f_gfc_desc_t *buf, MPI_Fint *count, MPI_Fint *datatype,
                       MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm,
                       MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_Send", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(buf)) {
+    pmpi_send_(hc_f_f08ts_buf(buf), count, datatype, dest, tag, comm, ierr);
     return;
   }
-  pmpi_send_(hc_f_f08ts_buf(buf), count, datatype, dest, tag, comm, ierr);
+  hc_f_section_t s[1] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "buf", buf, *count, *datatype,
+                               HC_F_SECTION_COUNTED | HC_F_SECTION_COPY);
+  if (ok)
+    pmpi_send_(s[0].addr, &s[0].count, &s[0].type, dest, tag, comm, ierr);
+  hc_f_sections_end(s, 1, ok, "MPI_Send", HC_MPI_BIND_COMM, *comm, ierr);
 }
 #pragma weak mpi_send_f08ts_ = pmpi_send_f08ts_
 #pragma weak pmpir_send_f08ts_ = pmpi_send_f08ts_
@@ -10350,11 +12411,17 @@ void pmpi_send_c_(void *buf, MPI_Count *count, MPI_Fint *datatype,
 void pmpi_send_f08ts_large_(hc_f_gfc_desc_t *buf, MPI_Count *count,
                             MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag,
                             MPI_Fint *comm, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_Send_c", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(buf)) {
+    pmpi_send_c_(hc_f_f08ts_buf(buf), count, datatype, dest, tag, comm, ierr);
     return;
   }
-  pmpi_send_c_(hc_f_f08ts_buf(buf), count, datatype, dest, tag, comm, ierr);
+  hc_f_section_t s[1] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "buf", buf, *count, *datatype,
+                               HC_F_SECTION_COUNTED | HC_F_SECTION_COPY);
+  if (ok)
+    pmpi_send_c_(s[0].addr, &s[0].count_c, &s[0].type, dest, tag, comm, ierr);
+  hc_f_sections_end(s, 1, ok, "MPI_Send_c", HC_MPI_BIND_COMM, *comm, ierr);
 }
 #pragma weak mpi_send_f08ts_large_ = pmpi_send_f08ts_large_
 #pragma weak pmpir_send_f08ts_large_ = pmpi_send_f08ts_large_
@@ -10376,12 +12443,19 @@ void pmpi_send_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
 void pmpi_send_init_f08ts_(hc_f_gfc_desc_t *buf, MPI_Fint *count,
                            MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag,
                            MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_Send_init", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(buf)) {
+    pmpi_send_init_(hc_f_f08ts_buf(buf), count, datatype, dest, tag, comm,
+                    request, ierr);
     return;
   }
-  pmpi_send_init_(hc_f_f08ts_buf(buf), count, datatype, dest, tag, comm,
-                  request, ierr);
+  hc_f_section_t s[1] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "buf", buf, *count, *datatype,
+                               HC_F_SECTION_COUNTED);
+  if (ok)
+    pmpi_send_init_(s[0].addr, &s[0].count, &s[0].type, dest, tag, comm,
+                    request, ierr);
+  hc_f_sections_end(s, 1, ok, "MPI_Send_init", HC_MPI_BIND_COMM, *comm, ierr);
 }
 #pragma weak mpi_send_init_f08ts_ = pmpi_send_init_f08ts_
 #pragma weak pmpir_send_init_f08ts_ = pmpi_send_init_f08ts_
@@ -10404,12 +12478,19 @@ void pmpi_send_init_f08ts_large_(hc_f_gfc_desc_t *buf, MPI_Count *count,
                                  MPI_Fint *datatype, MPI_Fint *dest,
                                  MPI_Fint *tag, MPI_Fint *comm,
                                  MPI_Fint *request, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_Send_init_c", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(buf)) {
+    pmpi_send_init_c_(hc_f_f08ts_buf(buf), count, datatype, dest, tag, comm,
+                      request, ierr);
     return;
   }
-  pmpi_send_init_c_(hc_f_f08ts_buf(buf), count, datatype, dest, tag, comm,
-                    request, ierr);
+  hc_f_section_t s[1] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "buf", buf, *count, *datatype,
+                               HC_F_SECTION_COUNTED);
+  if (ok)
+    pmpi_send_init_c_(s[0].addr, &s[0].count_c, &s[0].type, dest, tag, comm,
+                      request, ierr);
+  hc_f_sections_end(s, 1, ok, "MPI_Send_init_c", HC_MPI_BIND_COMM, *comm, ierr);
 }
 #pragma weak mpi_send_init_f08ts_large_ = pmpi_send_init_f08ts_large_
 #pragma weak pmpir_send_init_f08ts_large_ = pmpi_send_init_f08ts_large_
@@ -10437,13 +12518,24 @@ void pmpi_sendrecv_f08ts_(hc_f_gfc_desc_t *sendbuf, MPI_Fint *sendcount,
                           MPI_Fint *recvtype, MPI_Fint *source,
                           MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *status,
                           MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Sendrecv", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(sendbuf) && hc_f_f08ts_contiguous(recvbuf)) {
+    pmpi_sendrecv_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype, dest, sendtag,
+                   hc_f_f08ts_buf(recvbuf), recvcount, recvtype, source,
+                   recvtag, comm, status, ierr);
     return;
   }
-  pmpi_sendrecv_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype, dest, sendtag,
-                 hc_f_f08ts_buf(recvbuf), recvcount, recvtype, source, recvtag,
-                 comm, status, ierr);
+  hc_f_section_t s[2] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "sendbuf", sendbuf, *sendcount, *sendtype,
+                               HC_F_SECTION_COUNTED | HC_F_SECTION_COPY);
+  ok = ok && hc_f_section_open(&s[1], "recvbuf", recvbuf, *recvcount, *recvtype,
+                               HC_F_SECTION_COUNTED | HC_F_SECTION_COPY |
+                                   HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_sendrecv_(s[0].addr, &s[0].count, &s[0].type, dest, sendtag, s[1].addr,
+                   &s[1].count, &s[1].type, source, recvtag, comm, status,
+                   ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Sendrecv", HC_MPI_BIND_COMM, *comm, ierr);
 }
 #pragma weak mpi_sendrecv_f08ts_ = pmpi_sendrecv_f08ts_
 #pragma weak pmpir_sendrecv_f08ts_ = pmpi_sendrecv_f08ts_
@@ -10472,13 +12564,24 @@ void pmpi_sendrecv_f08ts_large_(hc_f_gfc_desc_t *sendbuf, MPI_Count *sendcount,
                                 MPI_Fint *source, MPI_Fint *recvtag,
                                 MPI_Fint *comm, MPI_Fint *status,
                                 MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(sendbuf) || !hc_f_f08ts_contiguous(recvbuf)) {
-    hc_f_f08ts_refuse("MPI_Sendrecv_c", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(sendbuf) && hc_f_f08ts_contiguous(recvbuf)) {
+    pmpi_sendrecv_c_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype, dest,
+                     sendtag, hc_f_f08ts_buf(recvbuf), recvcount, recvtype,
+                     source, recvtag, comm, status, ierr);
     return;
   }
-  pmpi_sendrecv_c_(hc_f_f08ts_buf(sendbuf), sendcount, sendtype, dest, sendtag,
-                   hc_f_f08ts_buf(recvbuf), recvcount, recvtype, source,
-                   recvtag, comm, status, ierr);
+  hc_f_section_t s[2] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "sendbuf", sendbuf, *sendcount, *sendtype,
+                               HC_F_SECTION_COUNTED | HC_F_SECTION_COPY);
+  ok = ok && hc_f_section_open(&s[1], "recvbuf", recvbuf, *recvcount, *recvtype,
+                               HC_F_SECTION_COUNTED | HC_F_SECTION_COPY |
+                                   HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_sendrecv_c_(s[0].addr, &s[0].count_c, &s[0].type, dest, sendtag,
+                     s[1].addr, &s[1].count_c, &s[1].type, source, recvtag,
+                     comm, status, ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Sendrecv_c", HC_MPI_BIND_COMM, *comm, ierr);
 }
 #pragma weak mpi_sendrecv_f08ts_large_ = pmpi_sendrecv_f08ts_large_
 #pragma weak pmpir_sendrecv_f08ts_large_ = pmpi_sendrecv_f08ts_large_
@@ -10504,12 +12607,21 @@ void pmpi_sendrecv_replace_f08ts_(hc_f_gfc_desc_t *buf, MPI_Fint *count,
                                   MPI_Fint *sendtag, MPI_Fint *source,
                                   MPI_Fint *recvtag, MPI_Fint *comm,
                                   MPI_Fint *status, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_Sendrecv_replace", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(buf)) {
+    pmpi_sendrecv_replace_(hc_f_f08ts_buf(buf), count, datatype, dest, sendtag,
+                           source, recvtag, comm, status, ierr);
     return;
   }
-  pmpi_sendrecv_replace_(hc_f_f08ts_buf(buf), count, datatype, dest, sendtag,
-                         source, recvtag, comm, status, ierr);
+  hc_f_section_t s[1] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "buf", buf, *count, *datatype,
+                               HC_F_SECTION_COUNTED | HC_F_SECTION_COPY |
+                                   HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_sendrecv_replace_(s[0].addr, &s[0].count, &s[0].type, dest, sendtag,
+                           source, recvtag, comm, status, ierr);
+  hc_f_sections_end(s, 1, ok, "MPI_Sendrecv_replace", HC_MPI_BIND_COMM, *comm,
+                    ierr);
 }
 #pragma weak mpi_sendrecv_replace_f08ts_ = pmpi_sendrecv_replace_f08ts_
 #pragma weak pmpir_sendrecv_replace_f08ts_ = pmpi_sendrecv_replace_f08ts_
@@ -10536,12 +12648,21 @@ void pmpi_sendrecv_replace_f08ts_large_(hc_f_gfc_desc_t *buf, MPI_Count *count,
                                         MPI_Fint *sendtag, MPI_Fint *source,
                                         MPI_Fint *recvtag, MPI_Fint *comm,
                                         MPI_Fint *status, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_Sendrecv_replace_c", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(buf)) {
+    pmpi_sendrecv_replace_c_(hc_f_f08ts_buf(buf), count, datatype, dest,
+                             sendtag, source, recvtag, comm, status, ierr);
     return;
   }
-  pmpi_sendrecv_replace_c_(hc_f_f08ts_buf(buf), count, datatype, dest, sendtag,
-                           source, recvtag, comm, status, ierr);
+  hc_f_section_t s[1] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "buf", buf, *count, *datatype,
+                               HC_F_SECTION_COUNTED | HC_F_SECTION_COPY |
+                                   HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_sendrecv_replace_c_(s[0].addr, &s[0].count_c, &s[0].type, dest,
+                             sendtag, source, recvtag, comm, status, ierr);
+  hc_f_sections_end(s, 1, ok, "MPI_Sendrecv_replace_c", HC_MPI_BIND_COMM, *comm,
+                    ierr);
 }
 #pragma weak mpi_sendrecv_replace_f08ts_large_ =                               \
     pmpi_sendrecv_replace_f08ts_large_
@@ -10719,11 +12840,17 @@ void pmpi_ssend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest,
 void pmpi_ssend_f08ts_(hc_f_gfc_desc_t *buf, MPI_Fint *count,
                        MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag,
                        MPI_Fint *comm, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_Ssend", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(buf)) {
+    pmpi_ssend_(hc_f_f08ts_buf(buf), count, datatype, dest, tag, comm, ierr);
     return;
   }
-  pmpi_ssend_(hc_f_f08ts_buf(buf), count, datatype, dest, tag, comm, ierr);
+  hc_f_section_t s[1] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "buf", buf, *count, *datatype,
+                               HC_F_SECTION_COUNTED | HC_F_SECTION_COPY);
+  if (ok)
+    pmpi_ssend_(s[0].addr, &s[0].count, &s[0].type, dest, tag, comm, ierr);
+  hc_f_sections_end(s, 1, ok, "MPI_Ssend", HC_MPI_BIND_COMM, *comm, ierr);
 }
 #pragma weak mpi_ssend_f08ts_ = pmpi_ssend_f08ts_
 #pragma weak pmpir_ssend_f08ts_ = pmpi_ssend_f08ts_
@@ -10744,11 +12871,17 @@ void pmpi_ssend_c_(void *buf, MPI_Count *count, MPI_Fint *datatype,
 void pmpi_ssend_f08ts_large_(hc_f_gfc_desc_t *buf, MPI_Count *count,
                              MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag,
                              MPI_Fint *comm, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_Ssend_c", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(buf)) {
+    pmpi_ssend_c_(hc_f_f08ts_buf(buf), count, datatype, dest, tag, comm, ierr);
     return;
   }
-  pmpi_ssend_c_(hc_f_f08ts_buf(buf), count, datatype, dest, tag, comm, ierr);
+  hc_f_section_t s[1] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "buf", buf, *count, *datatype,
+                               HC_F_SECTION_COUNTED | HC_F_SECTION_COPY);
+  if (ok)
+    pmpi_ssend_c_(s[0].addr, &s[0].count_c, &s[0].type, dest, tag, comm, ierr);
+  hc_f_sections_end(s, 1, ok, "MPI_Ssend_c", HC_MPI_BIND_COMM, *comm, ierr);
 }
 #pragma weak mpi_ssend_f08ts_large_ = pmpi_ssend_f08ts_large_
 #pragma weak pmpir_ssend_f08ts_large_ = pmpi_ssend_f08ts_large_
@@ -10770,12 +12903,19 @@ void pmpi_ssend_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
 void pmpi_ssend_init_f08ts_(hc_f_gfc_desc_t *buf, MPI_Fint *count,
                             MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag,
                             MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_Ssend_init", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(buf)) {
+    pmpi_ssend_init_(hc_f_f08ts_buf(buf), count, datatype, dest, tag, comm,
+                     request, ierr);
     return;
   }
-  pmpi_ssend_init_(hc_f_f08ts_buf(buf), count, datatype, dest, tag, comm,
-                   request, ierr);
+  hc_f_section_t s[1] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "buf", buf, *count, *datatype,
+                               HC_F_SECTION_COUNTED);
+  if (ok)
+    pmpi_ssend_init_(s[0].addr, &s[0].count, &s[0].type, dest, tag, comm,
+                     request, ierr);
+  hc_f_sections_end(s, 1, ok, "MPI_Ssend_init", HC_MPI_BIND_COMM, *comm, ierr);
 }
 #pragma weak mpi_ssend_init_f08ts_ = pmpi_ssend_init_f08ts_
 #pragma weak pmpir_ssend_init_f08ts_ = pmpi_ssend_init_f08ts_
@@ -10798,12 +12938,20 @@ void pmpi_ssend_init_f08ts_large_(hc_f_gfc_desc_t *buf, MPI_Count *count,
                                   MPI_Fint *datatype, MPI_Fint *dest,
                                   MPI_Fint *tag, MPI_Fint *comm,
                                   MPI_Fint *request, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(buf)) {
-    hc_f_f08ts_refuse("MPI_Ssend_init_c", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(buf)) {
+    pmpi_ssend_init_c_(hc_f_f08ts_buf(buf), count, datatype, dest, tag, comm,
+                       request, ierr);
     return;
   }
-  pmpi_ssend_init_c_(hc_f_f08ts_buf(buf), count, datatype, dest, tag, comm,
-                     request, ierr);
+  hc_f_section_t s[1] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "buf", buf, *count, *datatype,
+                               HC_F_SECTION_COUNTED);
+  if (ok)
+    pmpi_ssend_init_c_(s[0].addr, &s[0].count_c, &s[0].type, dest, tag, comm,
+                       request, ierr);
+  hc_f_sections_end(s, 1, ok, "MPI_Ssend_init_c", HC_MPI_BIND_COMM, *comm,
+                    ierr);
 }
 #pragma weak mpi_ssend_init_f08ts_large_ = pmpi_ssend_init_f08ts_large_
 #pragma weak pmpir_ssend_init_f08ts_large_ = pmpi_ssend_init_f08ts_large_
@@ -11885,12 +14033,21 @@ void pmpi_unpack_f08ts_(hc_f_gfc_desc_t *inbuf, MPI_Fint *insize,
                         MPI_Fint *position, hc_f_gfc_desc_t *outbuf,
                         MPI_Fint *outcount, MPI_Fint *datatype, MPI_Fint *comm,
                         MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(inbuf) || !hc_f_f08ts_contiguous(outbuf)) {
-    hc_f_f08ts_refuse("MPI_Unpack", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(inbuf) && hc_f_f08ts_contiguous(outbuf)) {
+    pmpi_unpack_(hc_f_f08ts_buf(inbuf), insize, position,
+                 hc_f_f08ts_buf(outbuf), outcount, datatype, comm, ierr);
     return;
   }
-  pmpi_unpack_(hc_f_f08ts_buf(inbuf), insize, position, hc_f_f08ts_buf(outbuf),
-               outcount, datatype, comm, ierr);
+  hc_f_section_t s[2] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "inbuf", inbuf, -1, 0, HC_F_SECTION_COPY);
+  ok = ok && hc_f_section_open(&s[1], "outbuf", outbuf, *outcount, *datatype,
+                               HC_F_SECTION_COUNTED | HC_F_SECTION_COPY |
+                                   HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_unpack_(s[0].addr, insize, position, s[1].addr, &s[1].count,
+                 &s[1].type, comm, ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Unpack", HC_MPI_BIND_COMM, *comm, ierr);
 }
 #pragma weak mpi_unpack_f08ts_ = pmpi_unpack_f08ts_
 #pragma weak pmpir_unpack_f08ts_ = pmpi_unpack_f08ts_
@@ -11913,12 +14070,21 @@ void pmpi_unpack_f08ts_large_(hc_f_gfc_desc_t *inbuf, MPI_Count *insize,
                               MPI_Count *position, hc_f_gfc_desc_t *outbuf,
                               MPI_Count *outcount, MPI_Fint *datatype,
                               MPI_Fint *comm, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(inbuf) || !hc_f_f08ts_contiguous(outbuf)) {
-    hc_f_f08ts_refuse("MPI_Unpack_c", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(inbuf) && hc_f_f08ts_contiguous(outbuf)) {
+    pmpi_unpack_c_(hc_f_f08ts_buf(inbuf), insize, position,
+                   hc_f_f08ts_buf(outbuf), outcount, datatype, comm, ierr);
     return;
   }
-  pmpi_unpack_c_(hc_f_f08ts_buf(inbuf), insize, position,
-                 hc_f_f08ts_buf(outbuf), outcount, datatype, comm, ierr);
+  hc_f_section_t s[2] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "inbuf", inbuf, -1, 0, HC_F_SECTION_COPY);
+  ok = ok && hc_f_section_open(&s[1], "outbuf", outbuf, *outcount, *datatype,
+                               HC_F_SECTION_COUNTED | HC_F_SECTION_COPY |
+                                   HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_unpack_c_(s[0].addr, insize, position, s[1].addr, &s[1].count_c,
+                   &s[1].type, comm, ierr);
+  hc_f_sections_end(s, 2, ok, "MPI_Unpack_c", HC_MPI_BIND_COMM, *comm, ierr);
 }
 #pragma weak mpi_unpack_f08ts_large_ = pmpi_unpack_f08ts_large_
 #pragma weak pmpir_unpack_f08ts_large_ = pmpi_unpack_f08ts_large_
@@ -11951,13 +14117,22 @@ void pmpi_unpack_external_f08ts_(char *datarep, hc_f_gfc_desc_t *inbuf,
                                  hc_f_gfc_desc_t *outbuf, MPI_Fint *outcount,
                                  MPI_Fint *datatype, MPI_Fint *ierr,
                                  size_t datarep_len) {
-  if (!hc_f_f08ts_contiguous(inbuf) || !hc_f_f08ts_contiguous(outbuf)) {
-    hc_f_f08ts_refuse("MPI_Unpack_external", HC_MPI_BIND_NONE, 0, ierr);
+  if (hc_f_f08ts_contiguous(inbuf) && hc_f_f08ts_contiguous(outbuf)) {
+    pmpi_unpack_external_(datarep, hc_f_f08ts_buf(inbuf), insize, position,
+                          hc_f_f08ts_buf(outbuf), outcount, datatype, ierr,
+                          datarep_len);
     return;
   }
-  pmpi_unpack_external_(datarep, hc_f_f08ts_buf(inbuf), insize, position,
-                        hc_f_f08ts_buf(outbuf), outcount, datatype, ierr,
-                        datarep_len);
+  hc_f_section_t s[2] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "inbuf", inbuf, -1, 0, HC_F_SECTION_COPY);
+  ok = ok && hc_f_section_open(&s[1], "outbuf", outbuf, *outcount, *datatype,
+                               HC_F_SECTION_COUNTED | HC_F_SECTION_COPY |
+                                   HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_unpack_external_(datarep, s[0].addr, insize, position, s[1].addr,
+                          &s[1].count, &s[1].type, ierr, datarep_len);
+  hc_f_sections_end(s, 2, ok, "MPI_Unpack_external", HC_MPI_BIND_NONE, 0, ierr);
 }
 #pragma weak mpi_unpack_external_f08ts_ = pmpi_unpack_external_f08ts_
 #pragma weak pmpir_unpack_external_f08ts_ = pmpi_unpack_external_f08ts_
@@ -11990,13 +14165,23 @@ void pmpi_unpack_external_f08ts_large_(char *datarep, hc_f_gfc_desc_t *inbuf,
                                        hc_f_gfc_desc_t *outbuf,
                                        MPI_Count *outcount, MPI_Fint *datatype,
                                        MPI_Fint *ierr, size_t datarep_len) {
-  if (!hc_f_f08ts_contiguous(inbuf) || !hc_f_f08ts_contiguous(outbuf)) {
-    hc_f_f08ts_refuse("MPI_Unpack_external_c", HC_MPI_BIND_NONE, 0, ierr);
+  if (hc_f_f08ts_contiguous(inbuf) && hc_f_f08ts_contiguous(outbuf)) {
+    pmpi_unpack_external_c_(datarep, hc_f_f08ts_buf(inbuf), insize, position,
+                            hc_f_f08ts_buf(outbuf), outcount, datatype, ierr,
+                            datarep_len);
     return;
   }
-  pmpi_unpack_external_c_(datarep, hc_f_f08ts_buf(inbuf), insize, position,
-                          hc_f_f08ts_buf(outbuf), outcount, datatype, ierr,
-                          datarep_len);
+  hc_f_section_t s[2] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "inbuf", inbuf, -1, 0, HC_F_SECTION_COPY);
+  ok = ok && hc_f_section_open(&s[1], "outbuf", outbuf, *outcount, *datatype,
+                               HC_F_SECTION_COUNTED | HC_F_SECTION_COPY |
+                                   HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_unpack_external_c_(datarep, s[0].addr, insize, position, s[1].addr,
+                            &s[1].count_c, &s[1].type, ierr, datarep_len);
+  hc_f_sections_end(s, 2, ok, "MPI_Unpack_external_c", HC_MPI_BIND_NONE, 0,
+                    ierr);
 }
 #pragma weak mpi_unpack_external_f08ts_large_ =                                \
     pmpi_unpack_external_f08ts_large_
@@ -12190,11 +14375,18 @@ void pmpi_win_attach_(MPI_Fint *win, void *base, MPI_Aint *size,
 #pragma weak PMPI_WIN_ATTACH = pmpi_win_attach_
 void pmpi_win_attach_f08ts_(MPI_Fint *win, hc_f_gfc_desc_t *base,
                             MPI_Aint *size, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(base)) {
-    hc_f_f08ts_refuse("MPI_Win_attach", HC_MPI_BIND_WIN, *win, ierr);
+  if (hc_f_f08ts_contiguous(base)) {
+    pmpi_win_attach_(win, hc_f_f08ts_buf(base), size, ierr);
     return;
   }
-  pmpi_win_attach_(win, hc_f_f08ts_buf(base), size, ierr);
+  hc_f_section_t s[1] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "base", base, -1, 0,
+                               HC_F_SECTION_WHOLE | HC_F_SECTION_COPY |
+                                   HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_win_attach_(win, s[0].addr, size, ierr);
+  hc_f_sections_end(s, 1, ok, "MPI_Win_attach", HC_MPI_BIND_WIN, *win, ierr);
 }
 #pragma weak mpi_win_attach_f08ts_ = pmpi_win_attach_f08ts_
 #pragma weak pmpir_win_attach_f08ts_ = pmpi_win_attach_f08ts_
@@ -12246,12 +14438,19 @@ void pmpi_win_create_(void *base, MPI_Aint *size, MPI_Fint *disp_unit,
 void pmpi_win_create_f08ts_(hc_f_gfc_desc_t *base, MPI_Aint *size,
                             MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm,
                             MPI_Fint *win, MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(base)) {
-    hc_f_f08ts_refuse("MPI_Win_create", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(base)) {
+    pmpi_win_create_(hc_f_f08ts_buf(base), size, disp_unit, info, comm, win,
+                     ierr);
     return;
   }
-  pmpi_win_create_(hc_f_f08ts_buf(base), size, disp_unit, info, comm, win,
-                   ierr);
+  hc_f_section_t s[1] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "base", base, -1, 0,
+                               HC_F_SECTION_WHOLE | HC_F_SECTION_COPY |
+                                   HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_win_create_(s[0].addr, size, disp_unit, info, comm, win, ierr);
+  hc_f_sections_end(s, 1, ok, "MPI_Win_create", HC_MPI_BIND_COMM, *comm, ierr);
 }
 #pragma weak mpi_win_create_f08ts_ = pmpi_win_create_f08ts_
 #pragma weak pmpir_win_create_f08ts_ = pmpi_win_create_f08ts_
@@ -12274,12 +14473,20 @@ void pmpi_win_create_f08ts_large_(hc_f_gfc_desc_t *base, MPI_Aint *size,
                                   MPI_Aint *disp_unit, MPI_Fint *info,
                                   MPI_Fint *comm, MPI_Fint *win,
                                   MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(base)) {
-    hc_f_f08ts_refuse("MPI_Win_create_c", HC_MPI_BIND_COMM, *comm, ierr);
+  if (hc_f_f08ts_contiguous(base)) {
+    pmpi_win_create_c_(hc_f_f08ts_buf(base), size, disp_unit, info, comm, win,
+                       ierr);
     return;
   }
-  pmpi_win_create_c_(hc_f_f08ts_buf(base), size, disp_unit, info, comm, win,
-                     ierr);
+  hc_f_section_t s[1] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "base", base, -1, 0,
+                               HC_F_SECTION_WHOLE | HC_F_SECTION_COPY |
+                                   HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_win_create_c_(s[0].addr, size, disp_unit, info, comm, win, ierr);
+  hc_f_sections_end(s, 1, ok, "MPI_Win_create_c", HC_MPI_BIND_COMM, *comm,
+                    ierr);
 }
 #pragma weak mpi_win_create_f08ts_large_ = pmpi_win_create_f08ts_large_
 #pragma weak pmpir_win_create_f08ts_large_ = pmpi_win_create_f08ts_large_
@@ -12345,10 +14552,6 @@ void pmpi_win_detach_(MPI_Fint *win, void *base, MPI_Fint *ierr) {
 #pragma weak PMPI_WIN_DETACH = pmpi_win_detach_
 void pmpi_win_detach_f08ts_(MPI_Fint *win, hc_f_gfc_desc_t *base,
                             MPI_Fint *ierr) {
-  if (!hc_f_f08ts_contiguous(base)) {
-    hc_f_f08ts_refuse("MPI_Win_detach", HC_MPI_BIND_WIN, *win, ierr);
-    return;
-  }
   pmpi_win_detach_(win, hc_f_f08ts_buf(base), ierr);
 }
 #pragma weak mpi_win_detach_f08ts_ = pmpi_win_detach_f08ts_

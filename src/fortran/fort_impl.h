@@ -64,10 +64,50 @@ void *hc_f_f08ts_buf(const hc_f_gfc_desc_t *d);
 /* 1 when the described elements are one contiguous run (so the base
  * address and the count describe them). */
 int hc_f_f08ts_contiguous(const hc_f_gfc_desc_t *d);
-/* A non-contiguous section passed as a buffer to fn: MPI_ERR_BUFFER,
- * raised as hc_f_raise does on the object (kind, handle) of the call. */
-void hc_f_f08ts_refuse(const char *fn, int kind, MPI_Fint handle,
-                       MPI_Fint *ierr);
+
+/* A choice buffer of the mpi_f08 binding as the C call takes it
+ * (fort_section.c): its address, and the count and datatype to pass. */
+typedef struct hc_f_section {
+  const hc_f_gfc_desc_t *desc; /* NULL: not opened */
+  void *addr;
+  MPI_Fint count;    /* for a call with INTEGER counts */
+  MPI_Count count_c; /* for a call with MPI_Count counts */
+  MPI_Fint type;
+  MPI_Datatype made; /* the section's datatype, freed by the end */
+  unsigned char *copy; /* a contiguous copy standing in for the section */
+  int copy_out;        /* write the copy back after the call */
+  int rc;              /* why the buffer cannot be passed, with why */
+  char why[240];
+} hc_f_section_t;
+
+/* What a call does with a buffer, for hc_f_section_open. */
+enum {
+  HC_F_SECTION_COUNTED = 1 << 0,  /* the count and datatype are its own */
+  HC_F_SECTION_PER_PEER = 1 << 1, /* they are one peer's block of it */
+  HC_F_SECTION_COPY = 1 << 2,     /* a blocking call: a copy may serve */
+  HC_F_SECTION_OUT = 1 << 3,      /* the call may write it */
+  HC_F_SECTION_WHOLE = 1 << 4,    /* it must be contiguous memory */
+  HC_F_SECTION_ADDRESS = 1 << 5,  /* only its address matters */
+  HC_F_SECTION_UNTYPED = 1 << 6,  /* a copy, never a datatype */
+};
+
+/* Prepares the buffer d (argument name) of a call given count items of
+ * type: 1 when s then holds what to pass, 0 (with s->rc and s->why) when
+ * it cannot be passed.  Every opened section goes to hc_f_sections_end. */
+int hc_f_section_open(hc_f_section_t *s, const char *name,
+                      const hc_f_gfc_desc_t *d, MPI_Count count,
+                      MPI_Fint type, int how);
+/* The same for n buffers that share one count and datatype (Reduce's):
+ * afterwards every s[i] holds the same count and type. */
+int hc_f_section_open_shared(hc_f_section_t *s, int n,
+                             const char *const names[],
+                             hc_f_gfc_desc_t *const descs[], const int how[],
+                             MPI_Count count, MPI_Fint type);
+/* After the call (ran: it was made): writes copies back, frees what the
+ * sections made, and raises the first failure of an open on the call's
+ * object (kind, handle), as hc_f_raise does. */
+void hc_f_sections_end(hc_f_section_t *s, int n, int ran, const char *fn,
+                       int kind, MPI_Fint handle, MPI_Fint *ierr);
 /* A choice buffer with MPI_BOTTOM / MPI_IN_PLACE mapped to C's values. */
 void *hc_f_buf(void *buf);
 /* MPI_UNWEIGHTED / MPI_WEIGHTS_EMPTY of mpif.h, use mpi and mpi_f08 (the

@@ -51,13 +51,6 @@ int hc_f_f08ts_contiguous(const hc_f_gfc_desc_t *d) {
   return !strided;
 }
 
-void hc_f_f08ts_refuse(const char *fn, int kind, MPI_Fint handle,
-                       MPI_Fint *ierr) {
-  hc_f_raise(ierr, fn, kind, handle, MPI_ERR_BUFFER,
-             "a non-contiguous array section as a buffer of MPICH's mpi_f08 "
-             "binding (pass a contiguous copy)");
-}
-
 int *hc_f_errcodes(MPI_Fint *errcodes) {
   if (errcodes == mpipriv2_.errcodes_ignore ||
       errcodes == hc_f08_errcodes_ignore ||

@@ -11,8 +11,8 @@ HC_FORT_GEN = src/fortran/fort_bind.c src/fortran/fort_bind.h \
 	src/fortran/mpi_f08_consts.f90
 EXTRA_DIST += src/fortran/buildiface.py $(HC_FORT_GEN) src/fortran/mpi.f90 \
 	src/fortran/mpi_f08.f90 src/fortran/mpi_f08_callbacks.f90 src/fortran/fort_impl.h src/fortran/fort_gfc.h \
-	src/fortran/fort_util.c src/fortran/fort_mpich_f08.c tests/fortran/greq.f90 tests/fortran/spawn_f08.f90 tests/fortran/f08ts.f90 \
-	tests/fortran/callbacks_f08.f90 \
+	src/fortran/fort_util.c src/fortran/fort_section.c src/fortran/fort_mpich_f08.c tests/fortran/greq.f90 tests/fortran/spawn_f08.f90 tests/fortran/f08ts.f90 \
+	tests/fortran/callbacks_f08.f90 tests/fortran/subarray_f08.f90 \
 	src/fortran/fort_hand.c tools/hcmpifort.in tools/hcmpicxx.in \
 	tests/fortran/fortran.sh tests/fortran/attrlang.f90 tests/fortran/attrlang_c.c \
 	tests/fortran/cxx.sh tests/fortran/relink.sh \
@@ -24,7 +24,7 @@ EXTRA_DIST += src/fortran/buildiface.py $(HC_FORT_GEN) src/fortran/mpi.f90 \
 if HC_HAVE_FC
 noinst_LTLIBRARIES += libhcfort.la
 libhcfort_la_SOURCES = src/fortran/fort_impl.h src/fortran/fort_gfc.h src/fortran/fort_util.c \
-	src/fortran/fort_hand.c src/fortran/fort_mpich_f08.c \
+	src/fortran/fort_section.c src/fortran/fort_hand.c src/fortran/fort_mpich_f08.c \
 	src/fortran/fort_bind.c src/fortran/fort_bind.h \
 	src/fortran/fort_hand_alias.h src/fortran/mpi.f90 src/fortran/mpi_f08.f90
 # Modules land in src/fortran of the build tree (mpif.h stays in srcdir).

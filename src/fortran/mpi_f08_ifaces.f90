@@ -455,22 +455,6 @@ subroutine MPI_Comm_test_inter(comm, flag, ierror)
   logical :: flag
   integer, optional :: ierror
 end subroutine
-subroutine MPI_Compare_and_swap(origin_addr, compare_addr, result_addr, datatype, target_rank, &
-    target_disp, win, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-  type(*), dimension(*) :: origin_addr
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: compare_addr
-  type(*), dimension(*) :: compare_addr
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
-  type(*), dimension(*) :: result_addr
-  type(MPI_Datatype) :: datatype
-  integer :: target_rank
-  integer(kind=8) :: target_disp
-  type(MPI_Win) :: win
-  integer, optional :: ierror
-end subroutine
 subroutine MPI_Dims_create(nnodes, ndims, dims, ierror)
   import
   implicit none
@@ -584,21 +568,6 @@ subroutine MPI_F_sync_reg(buf)
   implicit none
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
   type(*), dimension(*) :: buf
-end subroutine
-subroutine MPI_Fetch_and_op(origin_addr, result_addr, datatype, target_rank, target_disp, op, win, &
-    ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-  type(*), dimension(*) :: origin_addr
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
-  type(*), dimension(*) :: result_addr
-  type(MPI_Datatype) :: datatype
-  integer :: target_rank
-  integer(kind=8) :: target_disp
-  type(MPI_Op) :: op
-  type(MPI_Win) :: win
-  integer, optional :: ierror
 end subroutine
 subroutine MPI_File_call_errhandler(fh, errorcode, ierror)
   import
@@ -734,33 +703,6 @@ subroutine MPI_File_preallocate(fh, size, ierror)
   integer(kind=8) :: size
   integer, optional :: ierror
 end subroutine
-subroutine MPI_File_read_all_end(fh, buf, status, ierror)
-  import
-  implicit none
-  type(MPI_File) :: fh
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
-  type(MPI_Status) :: status
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_File_read_at_all_end(fh, buf, status, ierror)
-  import
-  implicit none
-  type(MPI_File) :: fh
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
-  type(MPI_Status) :: status
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_File_read_ordered_end(fh, buf, status, ierror)
-  import
-  implicit none
-  type(MPI_File) :: fh
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
-  type(MPI_Status) :: status
-  integer, optional :: ierror
-end subroutine
 subroutine MPI_File_seek(fh, offset, whence, ierror)
   import
   implicit none
@@ -822,33 +764,6 @@ subroutine MPI_File_sync(fh, ierror)
   type(MPI_File) :: fh
   integer, optional :: ierror
 end subroutine
-subroutine MPI_File_write_all_end(fh, buf, status, ierror)
-  import
-  implicit none
-  type(MPI_File) :: fh
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
-  type(MPI_Status) :: status
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_File_write_at_all_end(fh, buf, status, ierror)
-  import
-  implicit none
-  type(MPI_File) :: fh
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
-  type(MPI_Status) :: status
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_File_write_ordered_end(fh, buf, status, ierror)
-  import
-  implicit none
-  type(MPI_File) :: fh
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
-  type(MPI_Status) :: status
-  integer, optional :: ierror
-end subroutine
 subroutine MPI_Finalize(ierror)
   import
   implicit none
@@ -858,21 +773,6 @@ subroutine MPI_Finalized(flag, ierror)
   import
   implicit none
   logical :: flag
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Free_mem(base, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: base
-  type(*), dimension(*) :: base
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Get_address(location, address, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: location
-  type(*), dimension(*) :: location
-  integer(kind=8) :: address
   integer, optional :: ierror
 end subroutine
 subroutine MPI_Get_elements_x(status, datatype, count, ierror)
@@ -1343,21 +1243,6 @@ subroutine MPI_Pready_range(partition_low, partition_high, request, ierror)
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
-subroutine MPI_Precv_init(buf, partitions, count, datatype, dest, tag, comm, info, request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
-  integer :: partitions
-  integer(kind=8) :: count
-  type(MPI_Datatype) :: datatype
-  integer :: dest
-  integer :: tag
-  type(MPI_Comm) :: comm
-  type(MPI_Info) :: info
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
 subroutine MPI_Probe(source, tag, comm, status, ierror)
   import
   implicit none
@@ -1365,21 +1250,6 @@ subroutine MPI_Probe(source, tag, comm, status, ierror)
   integer :: tag
   type(MPI_Comm) :: comm
   type(MPI_Status) :: status
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Psend_init(buf, partitions, count, datatype, dest, tag, comm, info, request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
-  integer :: partitions
-  integer(kind=8) :: count
-  type(MPI_Datatype) :: datatype
-  integer :: dest
-  integer :: tag
-  type(MPI_Comm) :: comm
-  type(MPI_Info) :: info
-  type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
 subroutine MPI_Publish_name(service_name, info, port_name, ierror)
@@ -1816,15 +1686,6 @@ subroutine MPI_Waitsome(incount, array_of_requests, outcount, array_of_indices, 
   type(MPI_Status) :: array_of_statuses(*)
   integer, optional :: ierror
 end subroutine
-subroutine MPI_Win_attach(win, base, size, ierror)
-  import
-  implicit none
-  type(MPI_Win) :: win
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: base
-  type(*), dimension(*) :: base
-  integer(kind=8) :: size
-  integer, optional :: ierror
-end subroutine
 subroutine MPI_Win_call_errhandler(win, errorcode, ierror)
   import
   implicit none
@@ -1868,14 +1729,6 @@ subroutine MPI_Win_delete_attr(win, win_keyval, ierror)
   implicit none
   type(MPI_Win) :: win
   integer :: win_keyval
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Win_detach(win, base, ierror)
-  import
-  implicit none
-  type(MPI_Win) :: win
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: base
-  type(*), dimension(*) :: base
   integer, optional :: ierror
 end subroutine
 subroutine MPI_Win_fence(assert, win, ierror)
@@ -2215,12 +2068,11 @@ subroutine MPIX_Query_ze_support(ierror)
 end subroutine
 end interface
 interface MPI_Accumulate
-subroutine MPI_Accumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
-    target_count, target_datatype, op, win, ierror)
+subroutine MPI_Accumulate_f08ts(origin_addr, origin_count, origin_datatype, target_rank, &
+    target_disp, target_count, target_datatype, op, win, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-  type(*), dimension(*) :: origin_addr
+  type(*), dimension(..), asynchronous :: origin_addr
   integer :: origin_count
   type(MPI_Datatype) :: origin_datatype
   integer :: target_rank
@@ -2231,12 +2083,11 @@ subroutine MPI_Accumulate(origin_addr, origin_count, origin_datatype, target_ran
   type(MPI_Win) :: win
   integer, optional :: ierror
 end subroutine
-subroutine MPI_Accumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
-    target_count, target_datatype, op, win, ierror)
+subroutine MPI_Accumulate_f08ts_large(origin_addr, origin_count, origin_datatype, target_rank, &
+    target_disp, target_count, target_datatype, op, win, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-  type(*), dimension(*) :: origin_addr
+  type(*), dimension(..), asynchronous :: origin_addr
   integer(kind=8) :: origin_count
   type(MPI_Datatype) :: origin_datatype
   integer :: target_rank
@@ -2248,117 +2099,117 @@ subroutine MPI_Accumulate_c(origin_addr, origin_count, origin_datatype, target_r
   integer, optional :: ierror
 end subroutine
 end interface
+interface MPI_Accumulate_c
+procedure :: MPI_Accumulate_f08ts_large
+end interface
 interface MPI_Allgather
-subroutine MPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror)
+subroutine MPI_Allgather_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+    ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
+  type(*), dimension(..) :: sendbuf
   integer :: sendcount
   type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..) :: recvbuf
   integer :: recvcount
   type(MPI_Datatype) :: recvtype
   type(MPI_Comm) :: comm
   integer, optional :: ierror
 end subroutine
-subroutine MPI_Allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror)
+subroutine MPI_Allgather_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+    comm, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
+  type(*), dimension(..) :: sendbuf
   integer(kind=8) :: sendcount
   type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..) :: recvbuf
   integer(kind=8) :: recvcount
   type(MPI_Datatype) :: recvtype
   type(MPI_Comm) :: comm
   integer, optional :: ierror
 end subroutine
+end interface
+interface MPI_Allgather_c
+procedure :: MPI_Allgather_f08ts_large
 end interface
 interface MPI_Allgather_init
-subroutine MPI_Allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
-    info, request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer :: sendcount
-  type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: recvcount
-  type(MPI_Datatype) :: recvtype
-  type(MPI_Comm) :: comm
-  type(MPI_Info) :: info
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Allgather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
-    info, request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer(kind=8) :: sendcount
-  type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer(kind=8) :: recvcount
-  type(MPI_Datatype) :: recvtype
-  type(MPI_Comm) :: comm
-  type(MPI_Info) :: info
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-end interface
-interface MPI_Allgatherv
-subroutine MPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
-    comm, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer :: sendcount
-  type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: recvcounts(*)
-  integer :: displs(*)
-  type(MPI_Datatype) :: recvtype
-  type(MPI_Comm) :: comm
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
-    comm, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer(kind=8) :: sendcount
-  type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer(kind=8) :: recvcounts(*)
-  integer(kind=8) :: displs(*)
-  type(MPI_Datatype) :: recvtype
-  type(MPI_Comm) :: comm
-  integer, optional :: ierror
-end subroutine
-end interface
-interface MPI_Allgatherv_init
-subroutine MPI_Allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
+subroutine MPI_Allgather_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
     comm, info, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
+  type(*), dimension(..), asynchronous :: sendbuf
   integer :: sendcount
   type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: recvbuf
+  integer :: recvcount
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Allgather_init_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+    recvtype, comm, info, request, ierror)
+  import
+  implicit none
+  type(*), dimension(..), asynchronous :: sendbuf
+  integer(kind=8) :: sendcount
+  type(MPI_Datatype) :: sendtype
+  type(*), dimension(..), asynchronous :: recvbuf
+  integer(kind=8) :: recvcount
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Allgather_init_c
+procedure :: MPI_Allgather_init_f08ts_large
+end interface
+interface MPI_Allgatherv
+subroutine MPI_Allgatherv_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+    recvtype, comm, ierror)
+  import
+  implicit none
+  type(*), dimension(..) :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  type(*), dimension(..) :: recvbuf
+  integer :: recvcounts(*)
+  integer :: displs(*)
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Allgatherv_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+    recvtype, comm, ierror)
+  import
+  implicit none
+  type(*), dimension(..) :: sendbuf
+  integer(kind=8) :: sendcount
+  type(MPI_Datatype) :: sendtype
+  type(*), dimension(..) :: recvbuf
+  integer(kind=8) :: recvcounts(*)
+  integer(kind=8) :: displs(*)
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Allgatherv_c
+procedure :: MPI_Allgatherv_f08ts_large
+end interface
+interface MPI_Allgatherv_init
+subroutine MPI_Allgatherv_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+    recvtype, comm, info, request, ierror)
+  import
+  implicit none
+  type(*), dimension(..), asynchronous :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  type(*), dimension(..), asynchronous :: recvbuf
   integer :: recvcounts(*)
   integer :: displs(*)
   type(MPI_Datatype) :: recvtype
@@ -2367,16 +2218,14 @@ subroutine MPI_Allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
-subroutine MPI_Allgatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
-    recvtype, comm, info, request, ierror)
+subroutine MPI_Allgatherv_init_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcounts, &
+    displs, recvtype, comm, info, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
+  type(*), dimension(..), asynchronous :: sendbuf
   integer(kind=8) :: sendcount
   type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer(kind=8) :: recvcounts(*)
   integer(kind=8) :: displs(*)
   type(MPI_Datatype) :: recvtype
@@ -2386,42 +2235,43 @@ subroutine MPI_Allgatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcoun
   integer, optional :: ierror
 end subroutine
 end interface
+interface MPI_Allgatherv_init_c
+procedure :: MPI_Allgatherv_init_f08ts_large
+end interface
 interface MPI_Allreduce
-subroutine MPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm, ierror)
+subroutine MPI_Allreduce_f08ts(sendbuf, recvbuf, count, datatype, op, comm, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..) :: sendbuf
+  type(*), dimension(..) :: recvbuf
   integer :: count
   type(MPI_Datatype) :: datatype
   type(MPI_Op) :: op
   type(MPI_Comm) :: comm
   integer, optional :: ierror
 end subroutine
-subroutine MPI_Allreduce_c(sendbuf, recvbuf, count, datatype, op, comm, ierror)
+subroutine MPI_Allreduce_f08ts_large(sendbuf, recvbuf, count, datatype, op, comm, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..) :: sendbuf
+  type(*), dimension(..) :: recvbuf
   integer(kind=8) :: count
   type(MPI_Datatype) :: datatype
   type(MPI_Op) :: op
   type(MPI_Comm) :: comm
   integer, optional :: ierror
 end subroutine
+end interface
+interface MPI_Allreduce_c
+procedure :: MPI_Allreduce_f08ts_large
 end interface
 interface MPI_Allreduce_init
-subroutine MPI_Allreduce_init(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
+subroutine MPI_Allreduce_init_f08ts(sendbuf, recvbuf, count, datatype, op, comm, info, request, &
+    ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: sendbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer :: count
   type(MPI_Datatype) :: datatype
   type(MPI_Op) :: op
@@ -2430,13 +2280,12 @@ subroutine MPI_Allreduce_init(sendbuf, recvbuf, count, datatype, op, comm, info,
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
-subroutine MPI_Allreduce_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
+subroutine MPI_Allreduce_init_f08ts_large(sendbuf, recvbuf, count, datatype, op, comm, info, &
+    request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: sendbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer(kind=8) :: count
   type(MPI_Datatype) :: datatype
   type(MPI_Op) :: op
@@ -2446,47 +2295,49 @@ subroutine MPI_Allreduce_init_c(sendbuf, recvbuf, count, datatype, op, comm, inf
   integer, optional :: ierror
 end subroutine
 end interface
+interface MPI_Allreduce_init_c
+procedure :: MPI_Allreduce_init_f08ts_large
+end interface
 interface MPI_Alltoall
-subroutine MPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror)
+subroutine MPI_Alltoall_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+    ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
+  type(*), dimension(..) :: sendbuf
   integer :: sendcount
   type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..) :: recvbuf
   integer :: recvcount
   type(MPI_Datatype) :: recvtype
   type(MPI_Comm) :: comm
   integer, optional :: ierror
 end subroutine
-subroutine MPI_Alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror)
+subroutine MPI_Alltoall_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+    comm, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
+  type(*), dimension(..) :: sendbuf
   integer(kind=8) :: sendcount
   type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..) :: recvbuf
   integer(kind=8) :: recvcount
   type(MPI_Datatype) :: recvtype
   type(MPI_Comm) :: comm
   integer, optional :: ierror
 end subroutine
+end interface
+interface MPI_Alltoall_c
+procedure :: MPI_Alltoall_f08ts_large
 end interface
 interface MPI_Alltoall_init
-subroutine MPI_Alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
-    info, request, ierror)
+subroutine MPI_Alltoall_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+    comm, info, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
+  type(*), dimension(..), asynchronous :: sendbuf
   integer :: sendcount
   type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer :: recvcount
   type(MPI_Datatype) :: recvtype
   type(MPI_Comm) :: comm
@@ -2494,91 +2345,87 @@ subroutine MPI_Alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, r
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
-subroutine MPI_Alltoall_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
-    info, request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer(kind=8) :: sendcount
-  type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer(kind=8) :: recvcount
-  type(MPI_Datatype) :: recvtype
-  type(MPI_Comm) :: comm
-  type(MPI_Info) :: info
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-end interface
-interface MPI_Alltoallv
-subroutine MPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, &
-    recvtype, comm, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer :: sendcounts(*)
-  integer :: sdispls(*)
-  type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: recvcounts(*)
-  integer :: rdispls(*)
-  type(MPI_Datatype) :: recvtype
-  type(MPI_Comm) :: comm
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, &
-    recvtype, comm, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer(kind=8) :: sendcounts(*)
-  integer(kind=8) :: sdispls(*)
-  type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer(kind=8) :: recvcounts(*)
-  integer(kind=8) :: rdispls(*)
-  type(MPI_Datatype) :: recvtype
-  type(MPI_Comm) :: comm
-  integer, optional :: ierror
-end subroutine
-end interface
-interface MPI_Alltoallv_init
-subroutine MPI_Alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, &
+subroutine MPI_Alltoall_init_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
     recvtype, comm, info, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer :: sendcounts(*)
-  integer :: sdispls(*)
+  type(*), dimension(..), asynchronous :: sendbuf
+  integer(kind=8) :: sendcount
   type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: recvcounts(*)
-  integer :: rdispls(*)
+  type(*), dimension(..), asynchronous :: recvbuf
+  integer(kind=8) :: recvcount
   type(MPI_Datatype) :: recvtype
   type(MPI_Comm) :: comm
   type(MPI_Info) :: info
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
-subroutine MPI_Alltoallv_init_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
+end interface
+interface MPI_Alltoall_init_c
+procedure :: MPI_Alltoall_init_f08ts_large
+end interface
+interface MPI_Alltoallv
+subroutine MPI_Alltoallv_f08ts(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
+    rdispls, recvtype, comm, ierror)
+  import
+  implicit none
+  type(*), dimension(..) :: sendbuf
+  integer :: sendcounts(*)
+  integer :: sdispls(*)
+  type(MPI_Datatype) :: sendtype
+  type(*), dimension(..) :: recvbuf
+  integer :: recvcounts(*)
+  integer :: rdispls(*)
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Alltoallv_f08ts_large(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
+    rdispls, recvtype, comm, ierror)
+  import
+  implicit none
+  type(*), dimension(..) :: sendbuf
+  integer(kind=8) :: sendcounts(*)
+  integer(kind=8) :: sdispls(*)
+  type(MPI_Datatype) :: sendtype
+  type(*), dimension(..) :: recvbuf
+  integer(kind=8) :: recvcounts(*)
+  integer(kind=8) :: rdispls(*)
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Alltoallv_c
+procedure :: MPI_Alltoallv_f08ts_large
+end interface
+interface MPI_Alltoallv_init
+subroutine MPI_Alltoallv_init_f08ts(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
     rdispls, recvtype, comm, info, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
+  type(*), dimension(..), asynchronous :: sendbuf
+  integer :: sendcounts(*)
+  integer :: sdispls(*)
+  type(MPI_Datatype) :: sendtype
+  type(*), dimension(..), asynchronous :: recvbuf
+  integer :: recvcounts(*)
+  integer :: rdispls(*)
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Alltoallv_init_f08ts_large(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
+    recvcounts, rdispls, recvtype, comm, info, request, ierror)
+  import
+  implicit none
+  type(*), dimension(..), asynchronous :: sendbuf
   integer(kind=8) :: sendcounts(*)
   integer(kind=8) :: sdispls(*)
   type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer(kind=8) :: recvcounts(*)
   integer(kind=8) :: rdispls(*)
   type(MPI_Datatype) :: recvtype
@@ -2588,54 +2435,54 @@ subroutine MPI_Alltoallv_init_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf,
   integer, optional :: ierror
 end subroutine
 end interface
+interface MPI_Alltoallv_init_c
+procedure :: MPI_Alltoallv_init_f08ts_large
+end interface
 interface MPI_Alltoallw
-subroutine MPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, &
-    recvtypes, comm, ierror)
+subroutine MPI_Alltoallw_f08ts(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
+    rdispls, recvtypes, comm, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
+  type(*), dimension(..) :: sendbuf
   integer :: sendcounts(*)
   integer :: sdispls(*)
   type(MPI_Datatype) :: sendtypes(*)
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..) :: recvbuf
   integer :: recvcounts(*)
   integer :: rdispls(*)
   type(MPI_Datatype) :: recvtypes(*)
   type(MPI_Comm) :: comm
   integer, optional :: ierror
 end subroutine
-subroutine MPI_Alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, &
-    recvtypes, comm, ierror)
+subroutine MPI_Alltoallw_f08ts_large(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
+    rdispls, recvtypes, comm, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
+  type(*), dimension(..) :: sendbuf
   integer(kind=8) :: sendcounts(*)
   integer(kind=8) :: sdispls(*)
   type(MPI_Datatype) :: sendtypes(*)
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..) :: recvbuf
   integer(kind=8) :: recvcounts(*)
   integer(kind=8) :: rdispls(*)
   type(MPI_Datatype) :: recvtypes(*)
   type(MPI_Comm) :: comm
   integer, optional :: ierror
 end subroutine
+end interface
+interface MPI_Alltoallw_c
+procedure :: MPI_Alltoallw_f08ts_large
 end interface
 interface MPI_Alltoallw_init
-subroutine MPI_Alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
+subroutine MPI_Alltoallw_init_f08ts(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
     rdispls, recvtypes, comm, info, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
+  type(*), dimension(..), asynchronous :: sendbuf
   integer :: sendcounts(*)
   integer :: sdispls(*)
   type(MPI_Datatype) :: sendtypes(*)
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer :: recvcounts(*)
   integer :: rdispls(*)
   type(MPI_Datatype) :: recvtypes(*)
@@ -2644,17 +2491,15 @@ subroutine MPI_Alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, 
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
-subroutine MPI_Alltoallw_init_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
-    rdispls, recvtypes, comm, info, request, ierror)
+subroutine MPI_Alltoallw_init_f08ts_large(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
+    recvcounts, rdispls, recvtypes, comm, info, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
+  type(*), dimension(..), asynchronous :: sendbuf
   integer(kind=8) :: sendcounts(*)
   integer(kind=8) :: sdispls(*)
   type(MPI_Datatype) :: sendtypes(*)
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer(kind=8) :: recvcounts(*)
   integer(kind=8) :: rdispls(*)
   type(MPI_Datatype) :: recvtypes(*)
@@ -2664,36 +2509,39 @@ subroutine MPI_Alltoallw_init_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf
   integer, optional :: ierror
 end subroutine
 end interface
+interface MPI_Alltoallw_init_c
+procedure :: MPI_Alltoallw_init_f08ts_large
+end interface
 interface MPI_Bcast
-subroutine MPI_Bcast(buffer, count, datatype, root, comm, ierror)
+subroutine MPI_Bcast_f08ts(buffer, count, datatype, root, comm, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
-  type(*), dimension(*) :: buffer
+  type(*), dimension(..) :: buffer
   integer :: count
   type(MPI_Datatype) :: datatype
   integer :: root
   type(MPI_Comm) :: comm
   integer, optional :: ierror
 end subroutine
-subroutine MPI_Bcast_c(buffer, count, datatype, root, comm, ierror)
+subroutine MPI_Bcast_f08ts_large(buffer, count, datatype, root, comm, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
-  type(*), dimension(*) :: buffer
+  type(*), dimension(..) :: buffer
   integer(kind=8) :: count
   type(MPI_Datatype) :: datatype
   integer :: root
   type(MPI_Comm) :: comm
   integer, optional :: ierror
 end subroutine
+end interface
+interface MPI_Bcast_c
+procedure :: MPI_Bcast_f08ts_large
 end interface
 interface MPI_Bcast_init
-subroutine MPI_Bcast_init(buffer, count, datatype, root, comm, info, request, ierror)
+subroutine MPI_Bcast_init_f08ts(buffer, count, datatype, root, comm, info, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
-  type(*), dimension(*) :: buffer
+  type(*), dimension(..), asynchronous :: buffer
   integer :: count
   type(MPI_Datatype) :: datatype
   integer :: root
@@ -2702,11 +2550,10 @@ subroutine MPI_Bcast_init(buffer, count, datatype, root, comm, info, request, ie
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
-subroutine MPI_Bcast_init_c(buffer, count, datatype, root, comm, info, request, ierror)
+subroutine MPI_Bcast_init_f08ts_large(buffer, count, datatype, root, comm, info, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
-  type(*), dimension(*) :: buffer
+  type(*), dimension(..), asynchronous :: buffer
   integer(kind=8) :: count
   type(MPI_Datatype) :: datatype
   integer :: root
@@ -2715,13 +2562,15 @@ subroutine MPI_Bcast_init_c(buffer, count, datatype, root, comm, info, request, 
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
+end interface
+interface MPI_Bcast_init_c
+procedure :: MPI_Bcast_init_f08ts_large
 end interface
 interface MPI_Bsend
-subroutine MPI_Bsend(buf, count, datatype, dest, tag, comm, ierror)
+subroutine MPI_Bsend_f08ts(buf, count, datatype, dest, tag, comm, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(..) :: buf
   integer :: count
   type(MPI_Datatype) :: datatype
   integer :: dest
@@ -2729,11 +2578,10 @@ subroutine MPI_Bsend(buf, count, datatype, dest, tag, comm, ierror)
   type(MPI_Comm) :: comm
   integer, optional :: ierror
 end subroutine
-subroutine MPI_Bsend_c(buf, count, datatype, dest, tag, comm, ierror)
+subroutine MPI_Bsend_f08ts_large(buf, count, datatype, dest, tag, comm, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(..) :: buf
   integer(kind=8) :: count
   type(MPI_Datatype) :: datatype
   integer :: dest
@@ -2741,13 +2589,15 @@ subroutine MPI_Bsend_c(buf, count, datatype, dest, tag, comm, ierror)
   type(MPI_Comm) :: comm
   integer, optional :: ierror
 end subroutine
+end interface
+interface MPI_Bsend_c
+procedure :: MPI_Bsend_f08ts_large
 end interface
 interface MPI_Bsend_init
-subroutine MPI_Bsend_init(buf, count, datatype, dest, tag, comm, request, ierror)
+subroutine MPI_Bsend_init_f08ts(buf, count, datatype, dest, tag, comm, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(..), asynchronous :: buf
   integer :: count
   type(MPI_Datatype) :: datatype
   integer :: dest
@@ -2756,11 +2606,10 @@ subroutine MPI_Bsend_init(buf, count, datatype, dest, tag, comm, request, ierror
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
-subroutine MPI_Bsend_init_c(buf, count, datatype, dest, tag, comm, request, ierror)
+subroutine MPI_Bsend_init_f08ts_large(buf, count, datatype, dest, tag, comm, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(..), asynchronous :: buf
   integer(kind=8) :: count
   type(MPI_Datatype) :: datatype
   integer :: dest
@@ -2770,23 +2619,27 @@ subroutine MPI_Bsend_init_c(buf, count, datatype, dest, tag, comm, request, ierr
   integer, optional :: ierror
 end subroutine
 end interface
+interface MPI_Bsend_init_c
+procedure :: MPI_Bsend_init_f08ts_large
+end interface
 interface MPI_Buffer_attach
-subroutine MPI_Buffer_attach(buffer, size, ierror)
+subroutine MPI_Buffer_attach_f08ts(buffer, size, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
-  type(*), dimension(*) :: buffer
+  type(*), dimension(..) :: buffer
   integer :: size
   integer, optional :: ierror
 end subroutine
-subroutine MPI_Buffer_attach_c(buffer, size, ierror)
+subroutine MPI_Buffer_attach_f08ts_large(buffer, size, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
-  type(*), dimension(*) :: buffer
+  type(*), dimension(..) :: buffer
   integer(kind=8) :: size
   integer, optional :: ierror
 end subroutine
+end interface
+interface MPI_Buffer_attach_c
+procedure :: MPI_Buffer_attach_f08ts_large
 end interface
 interface MPI_Buffer_detach
 subroutine MPI_Buffer_detach(buffer_addr, size, ierror)
@@ -2807,41 +2660,38 @@ subroutine MPI_Buffer_detach_c(buffer_addr, size, ierror)
 end subroutine
 end interface
 interface MPI_Exscan
-subroutine MPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm, ierror)
+subroutine MPI_Exscan_f08ts(sendbuf, recvbuf, count, datatype, op, comm, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..) :: sendbuf
+  type(*), dimension(..) :: recvbuf
   integer :: count
   type(MPI_Datatype) :: datatype
   type(MPI_Op) :: op
   type(MPI_Comm) :: comm
   integer, optional :: ierror
 end subroutine
-subroutine MPI_Exscan_c(sendbuf, recvbuf, count, datatype, op, comm, ierror)
+subroutine MPI_Exscan_f08ts_large(sendbuf, recvbuf, count, datatype, op, comm, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..) :: sendbuf
+  type(*), dimension(..) :: recvbuf
   integer(kind=8) :: count
   type(MPI_Datatype) :: datatype
   type(MPI_Op) :: op
   type(MPI_Comm) :: comm
   integer, optional :: ierror
 end subroutine
+end interface
+interface MPI_Exscan_c
+procedure :: MPI_Exscan_f08ts_large
 end interface
 interface MPI_Exscan_init
-subroutine MPI_Exscan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
+subroutine MPI_Exscan_init_f08ts(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: sendbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer :: count
   type(MPI_Datatype) :: datatype
   type(MPI_Op) :: op
@@ -2850,729 +2700,755 @@ subroutine MPI_Exscan_init(sendbuf, recvbuf, count, datatype, op, comm, info, re
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
-subroutine MPI_Exscan_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer(kind=8) :: count
-  type(MPI_Datatype) :: datatype
-  type(MPI_Op) :: op
-  type(MPI_Comm) :: comm
-  type(MPI_Info) :: info
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-end interface
-interface MPI_File_iread
-subroutine MPI_File_iread(fh, buf, count, datatype, request, ierror)
-  import
-  implicit none
-  type(MPI_File) :: fh
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
-  integer :: count
-  type(MPI_Datatype) :: datatype
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_File_iread_c(fh, buf, count, datatype, request, ierror)
-  import
-  implicit none
-  type(MPI_File) :: fh
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
-  integer(kind=8) :: count
-  type(MPI_Datatype) :: datatype
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-end interface
-interface MPI_File_iread_all
-subroutine MPI_File_iread_all(fh, buf, count, datatype, request, ierror)
-  import
-  implicit none
-  type(MPI_File) :: fh
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
-  integer :: count
-  type(MPI_Datatype) :: datatype
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_File_iread_all_c(fh, buf, count, datatype, request, ierror)
-  import
-  implicit none
-  type(MPI_File) :: fh
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
-  integer(kind=8) :: count
-  type(MPI_Datatype) :: datatype
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-end interface
-interface MPI_File_iread_at
-subroutine MPI_File_iread_at(fh, offset, buf, count, datatype, request, ierror)
-  import
-  implicit none
-  type(MPI_File) :: fh
-  integer(kind=8) :: offset
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
-  integer :: count
-  type(MPI_Datatype) :: datatype
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_File_iread_at_c(fh, offset, buf, count, datatype, request, ierror)
-  import
-  implicit none
-  type(MPI_File) :: fh
-  integer(kind=8) :: offset
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
-  integer(kind=8) :: count
-  type(MPI_Datatype) :: datatype
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-end interface
-interface MPI_File_iread_at_all
-subroutine MPI_File_iread_at_all(fh, offset, buf, count, datatype, request, ierror)
-  import
-  implicit none
-  type(MPI_File) :: fh
-  integer(kind=8) :: offset
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
-  integer :: count
-  type(MPI_Datatype) :: datatype
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_File_iread_at_all_c(fh, offset, buf, count, datatype, request, ierror)
-  import
-  implicit none
-  type(MPI_File) :: fh
-  integer(kind=8) :: offset
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
-  integer(kind=8) :: count
-  type(MPI_Datatype) :: datatype
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-end interface
-interface MPI_File_iread_shared
-subroutine MPI_File_iread_shared(fh, buf, count, datatype, request, ierror)
-  import
-  implicit none
-  type(MPI_File) :: fh
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
-  integer :: count
-  type(MPI_Datatype) :: datatype
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_File_iread_shared_c(fh, buf, count, datatype, request, ierror)
-  import
-  implicit none
-  type(MPI_File) :: fh
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
-  integer(kind=8) :: count
-  type(MPI_Datatype) :: datatype
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-end interface
-interface MPI_File_iwrite
-subroutine MPI_File_iwrite(fh, buf, count, datatype, request, ierror)
-  import
-  implicit none
-  type(MPI_File) :: fh
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
-  integer :: count
-  type(MPI_Datatype) :: datatype
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_File_iwrite_c(fh, buf, count, datatype, request, ierror)
-  import
-  implicit none
-  type(MPI_File) :: fh
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
-  integer(kind=8) :: count
-  type(MPI_Datatype) :: datatype
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-end interface
-interface MPI_File_iwrite_all
-subroutine MPI_File_iwrite_all(fh, buf, count, datatype, request, ierror)
-  import
-  implicit none
-  type(MPI_File) :: fh
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
-  integer :: count
-  type(MPI_Datatype) :: datatype
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_File_iwrite_all_c(fh, buf, count, datatype, request, ierror)
-  import
-  implicit none
-  type(MPI_File) :: fh
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
-  integer(kind=8) :: count
-  type(MPI_Datatype) :: datatype
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-end interface
-interface MPI_File_iwrite_at
-subroutine MPI_File_iwrite_at(fh, offset, buf, count, datatype, request, ierror)
-  import
-  implicit none
-  type(MPI_File) :: fh
-  integer(kind=8) :: offset
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
-  integer :: count
-  type(MPI_Datatype) :: datatype
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_File_iwrite_at_c(fh, offset, buf, count, datatype, request, ierror)
-  import
-  implicit none
-  type(MPI_File) :: fh
-  integer(kind=8) :: offset
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
-  integer(kind=8) :: count
-  type(MPI_Datatype) :: datatype
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-end interface
-interface MPI_File_iwrite_at_all
-subroutine MPI_File_iwrite_at_all(fh, offset, buf, count, datatype, request, ierror)
-  import
-  implicit none
-  type(MPI_File) :: fh
-  integer(kind=8) :: offset
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
-  integer :: count
-  type(MPI_Datatype) :: datatype
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_File_iwrite_at_all_c(fh, offset, buf, count, datatype, request, ierror)
-  import
-  implicit none
-  type(MPI_File) :: fh
-  integer(kind=8) :: offset
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
-  integer(kind=8) :: count
-  type(MPI_Datatype) :: datatype
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-end interface
-interface MPI_File_iwrite_shared
-subroutine MPI_File_iwrite_shared(fh, buf, count, datatype, request, ierror)
-  import
-  implicit none
-  type(MPI_File) :: fh
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
-  integer :: count
-  type(MPI_Datatype) :: datatype
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_File_iwrite_shared_c(fh, buf, count, datatype, request, ierror)
-  import
-  implicit none
-  type(MPI_File) :: fh
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
-  integer(kind=8) :: count
-  type(MPI_Datatype) :: datatype
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-end interface
-interface MPI_File_read
-subroutine MPI_File_read(fh, buf, count, datatype, status, ierror)
-  import
-  implicit none
-  type(MPI_File) :: fh
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
-  integer :: count
-  type(MPI_Datatype) :: datatype
-  type(MPI_Status) :: status
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_File_read_c(fh, buf, count, datatype, status, ierror)
-  import
-  implicit none
-  type(MPI_File) :: fh
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
-  integer(kind=8) :: count
-  type(MPI_Datatype) :: datatype
-  type(MPI_Status) :: status
-  integer, optional :: ierror
-end subroutine
-end interface
-interface MPI_File_read_all
-subroutine MPI_File_read_all(fh, buf, count, datatype, status, ierror)
-  import
-  implicit none
-  type(MPI_File) :: fh
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
-  integer :: count
-  type(MPI_Datatype) :: datatype
-  type(MPI_Status) :: status
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_File_read_all_c(fh, buf, count, datatype, status, ierror)
-  import
-  implicit none
-  type(MPI_File) :: fh
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
-  integer(kind=8) :: count
-  type(MPI_Datatype) :: datatype
-  type(MPI_Status) :: status
-  integer, optional :: ierror
-end subroutine
-end interface
-interface MPI_File_read_all_begin
-subroutine MPI_File_read_all_begin(fh, buf, count, datatype, ierror)
-  import
-  implicit none
-  type(MPI_File) :: fh
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
-  integer :: count
-  type(MPI_Datatype) :: datatype
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_File_read_all_begin_c(fh, buf, count, datatype, ierror)
-  import
-  implicit none
-  type(MPI_File) :: fh
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
-  integer(kind=8) :: count
-  type(MPI_Datatype) :: datatype
-  integer, optional :: ierror
-end subroutine
-end interface
-interface MPI_File_read_at
-subroutine MPI_File_read_at(fh, offset, buf, count, datatype, status, ierror)
-  import
-  implicit none
-  type(MPI_File) :: fh
-  integer(kind=8) :: offset
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
-  integer :: count
-  type(MPI_Datatype) :: datatype
-  type(MPI_Status) :: status
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_File_read_at_c(fh, offset, buf, count, datatype, status, ierror)
-  import
-  implicit none
-  type(MPI_File) :: fh
-  integer(kind=8) :: offset
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
-  integer(kind=8) :: count
-  type(MPI_Datatype) :: datatype
-  type(MPI_Status) :: status
-  integer, optional :: ierror
-end subroutine
-end interface
-interface MPI_File_read_at_all
-subroutine MPI_File_read_at_all(fh, offset, buf, count, datatype, status, ierror)
-  import
-  implicit none
-  type(MPI_File) :: fh
-  integer(kind=8) :: offset
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
-  integer :: count
-  type(MPI_Datatype) :: datatype
-  type(MPI_Status) :: status
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_File_read_at_all_c(fh, offset, buf, count, datatype, status, ierror)
-  import
-  implicit none
-  type(MPI_File) :: fh
-  integer(kind=8) :: offset
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
-  integer(kind=8) :: count
-  type(MPI_Datatype) :: datatype
-  type(MPI_Status) :: status
-  integer, optional :: ierror
-end subroutine
-end interface
-interface MPI_File_read_at_all_begin
-subroutine MPI_File_read_at_all_begin(fh, offset, buf, count, datatype, ierror)
-  import
-  implicit none
-  type(MPI_File) :: fh
-  integer(kind=8) :: offset
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
-  integer :: count
-  type(MPI_Datatype) :: datatype
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_File_read_at_all_begin_c(fh, offset, buf, count, datatype, ierror)
-  import
-  implicit none
-  type(MPI_File) :: fh
-  integer(kind=8) :: offset
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
-  integer(kind=8) :: count
-  type(MPI_Datatype) :: datatype
-  integer, optional :: ierror
-end subroutine
-end interface
-interface MPI_File_read_ordered
-subroutine MPI_File_read_ordered(fh, buf, count, datatype, status, ierror)
-  import
-  implicit none
-  type(MPI_File) :: fh
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
-  integer :: count
-  type(MPI_Datatype) :: datatype
-  type(MPI_Status) :: status
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_File_read_ordered_c(fh, buf, count, datatype, status, ierror)
-  import
-  implicit none
-  type(MPI_File) :: fh
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
-  integer(kind=8) :: count
-  type(MPI_Datatype) :: datatype
-  type(MPI_Status) :: status
-  integer, optional :: ierror
-end subroutine
-end interface
-interface MPI_File_read_ordered_begin
-subroutine MPI_File_read_ordered_begin(fh, buf, count, datatype, ierror)
-  import
-  implicit none
-  type(MPI_File) :: fh
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
-  integer :: count
-  type(MPI_Datatype) :: datatype
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_File_read_ordered_begin_c(fh, buf, count, datatype, ierror)
-  import
-  implicit none
-  type(MPI_File) :: fh
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
-  integer(kind=8) :: count
-  type(MPI_Datatype) :: datatype
-  integer, optional :: ierror
-end subroutine
-end interface
-interface MPI_File_read_shared
-subroutine MPI_File_read_shared(fh, buf, count, datatype, status, ierror)
-  import
-  implicit none
-  type(MPI_File) :: fh
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
-  integer :: count
-  type(MPI_Datatype) :: datatype
-  type(MPI_Status) :: status
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_File_read_shared_c(fh, buf, count, datatype, status, ierror)
-  import
-  implicit none
-  type(MPI_File) :: fh
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
-  integer(kind=8) :: count
-  type(MPI_Datatype) :: datatype
-  type(MPI_Status) :: status
-  integer, optional :: ierror
-end subroutine
-end interface
-interface MPI_File_write
-subroutine MPI_File_write(fh, buf, count, datatype, status, ierror)
-  import
-  implicit none
-  type(MPI_File) :: fh
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
-  integer :: count
-  type(MPI_Datatype) :: datatype
-  type(MPI_Status) :: status
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_File_write_c(fh, buf, count, datatype, status, ierror)
-  import
-  implicit none
-  type(MPI_File) :: fh
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
-  integer(kind=8) :: count
-  type(MPI_Datatype) :: datatype
-  type(MPI_Status) :: status
-  integer, optional :: ierror
-end subroutine
-end interface
-interface MPI_File_write_all
-subroutine MPI_File_write_all(fh, buf, count, datatype, status, ierror)
-  import
-  implicit none
-  type(MPI_File) :: fh
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
-  integer :: count
-  type(MPI_Datatype) :: datatype
-  type(MPI_Status) :: status
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_File_write_all_c(fh, buf, count, datatype, status, ierror)
-  import
-  implicit none
-  type(MPI_File) :: fh
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
-  integer(kind=8) :: count
-  type(MPI_Datatype) :: datatype
-  type(MPI_Status) :: status
-  integer, optional :: ierror
-end subroutine
-end interface
-interface MPI_File_write_all_begin
-subroutine MPI_File_write_all_begin(fh, buf, count, datatype, ierror)
-  import
-  implicit none
-  type(MPI_File) :: fh
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
-  integer :: count
-  type(MPI_Datatype) :: datatype
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_File_write_all_begin_c(fh, buf, count, datatype, ierror)
-  import
-  implicit none
-  type(MPI_File) :: fh
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
-  integer(kind=8) :: count
-  type(MPI_Datatype) :: datatype
-  integer, optional :: ierror
-end subroutine
-end interface
-interface MPI_File_write_at
-subroutine MPI_File_write_at(fh, offset, buf, count, datatype, status, ierror)
-  import
-  implicit none
-  type(MPI_File) :: fh
-  integer(kind=8) :: offset
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
-  integer :: count
-  type(MPI_Datatype) :: datatype
-  type(MPI_Status) :: status
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_File_write_at_c(fh, offset, buf, count, datatype, status, ierror)
-  import
-  implicit none
-  type(MPI_File) :: fh
-  integer(kind=8) :: offset
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
-  integer(kind=8) :: count
-  type(MPI_Datatype) :: datatype
-  type(MPI_Status) :: status
-  integer, optional :: ierror
-end subroutine
-end interface
-interface MPI_File_write_at_all
-subroutine MPI_File_write_at_all(fh, offset, buf, count, datatype, status, ierror)
-  import
-  implicit none
-  type(MPI_File) :: fh
-  integer(kind=8) :: offset
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
-  integer :: count
-  type(MPI_Datatype) :: datatype
-  type(MPI_Status) :: status
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_File_write_at_all_c(fh, offset, buf, count, datatype, status, ierror)
-  import
-  implicit none
-  type(MPI_File) :: fh
-  integer(kind=8) :: offset
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
-  integer(kind=8) :: count
-  type(MPI_Datatype) :: datatype
-  type(MPI_Status) :: status
-  integer, optional :: ierror
-end subroutine
-end interface
-interface MPI_File_write_at_all_begin
-subroutine MPI_File_write_at_all_begin(fh, offset, buf, count, datatype, ierror)
-  import
-  implicit none
-  type(MPI_File) :: fh
-  integer(kind=8) :: offset
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
-  integer :: count
-  type(MPI_Datatype) :: datatype
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_File_write_at_all_begin_c(fh, offset, buf, count, datatype, ierror)
-  import
-  implicit none
-  type(MPI_File) :: fh
-  integer(kind=8) :: offset
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
-  integer(kind=8) :: count
-  type(MPI_Datatype) :: datatype
-  integer, optional :: ierror
-end subroutine
-end interface
-interface MPI_File_write_ordered
-subroutine MPI_File_write_ordered(fh, buf, count, datatype, status, ierror)
-  import
-  implicit none
-  type(MPI_File) :: fh
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
-  integer :: count
-  type(MPI_Datatype) :: datatype
-  type(MPI_Status) :: status
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_File_write_ordered_c(fh, buf, count, datatype, status, ierror)
-  import
-  implicit none
-  type(MPI_File) :: fh
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
-  integer(kind=8) :: count
-  type(MPI_Datatype) :: datatype
-  type(MPI_Status) :: status
-  integer, optional :: ierror
-end subroutine
-end interface
-interface MPI_File_write_ordered_begin
-subroutine MPI_File_write_ordered_begin(fh, buf, count, datatype, ierror)
-  import
-  implicit none
-  type(MPI_File) :: fh
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
-  integer :: count
-  type(MPI_Datatype) :: datatype
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_File_write_ordered_begin_c(fh, buf, count, datatype, ierror)
-  import
-  implicit none
-  type(MPI_File) :: fh
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
-  integer(kind=8) :: count
-  type(MPI_Datatype) :: datatype
-  integer, optional :: ierror
-end subroutine
-end interface
-interface MPI_File_write_shared
-subroutine MPI_File_write_shared(fh, buf, count, datatype, status, ierror)
-  import
-  implicit none
-  type(MPI_File) :: fh
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
-  integer :: count
-  type(MPI_Datatype) :: datatype
-  type(MPI_Status) :: status
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_File_write_shared_c(fh, buf, count, datatype, status, ierror)
-  import
-  implicit none
-  type(MPI_File) :: fh
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
-  integer(kind=8) :: count
-  type(MPI_Datatype) :: datatype
-  type(MPI_Status) :: status
-  integer, optional :: ierror
-end subroutine
-end interface
-interface MPI_Gather
-subroutine MPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
+subroutine MPI_Exscan_init_f08ts_large(sendbuf, recvbuf, count, datatype, op, comm, info, request, &
     ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
+  type(*), dimension(..), asynchronous :: sendbuf
+  type(*), dimension(..), asynchronous :: recvbuf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Exscan_init_c
+procedure :: MPI_Exscan_init_f08ts_large
+end interface
+interface MPI_File_iread
+subroutine MPI_File_iread_f08ts(fh, buf, count, datatype, request, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  type(*), dimension(..), asynchronous :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_iread_f08ts_large(fh, buf, count, datatype, request, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  type(*), dimension(..), asynchronous :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_File_iread_c
+procedure :: MPI_File_iread_f08ts_large
+end interface
+interface MPI_File_iread_all
+subroutine MPI_File_iread_all_f08ts(fh, buf, count, datatype, request, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  type(*), dimension(..), asynchronous :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_iread_all_f08ts_large(fh, buf, count, datatype, request, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  type(*), dimension(..), asynchronous :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_File_iread_all_c
+procedure :: MPI_File_iread_all_f08ts_large
+end interface
+interface MPI_File_iread_at
+subroutine MPI_File_iread_at_f08ts(fh, offset, buf, count, datatype, request, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  integer(kind=8) :: offset
+  type(*), dimension(..), asynchronous :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_iread_at_f08ts_large(fh, offset, buf, count, datatype, request, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  integer(kind=8) :: offset
+  type(*), dimension(..), asynchronous :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_File_iread_at_c
+procedure :: MPI_File_iread_at_f08ts_large
+end interface
+interface MPI_File_iread_at_all
+subroutine MPI_File_iread_at_all_f08ts(fh, offset, buf, count, datatype, request, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  integer(kind=8) :: offset
+  type(*), dimension(..), asynchronous :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_iread_at_all_f08ts_large(fh, offset, buf, count, datatype, request, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  integer(kind=8) :: offset
+  type(*), dimension(..), asynchronous :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_File_iread_at_all_c
+procedure :: MPI_File_iread_at_all_f08ts_large
+end interface
+interface MPI_File_iread_shared
+subroutine MPI_File_iread_shared_f08ts(fh, buf, count, datatype, request, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  type(*), dimension(..), asynchronous :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_iread_shared_f08ts_large(fh, buf, count, datatype, request, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  type(*), dimension(..), asynchronous :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_File_iread_shared_c
+procedure :: MPI_File_iread_shared_f08ts_large
+end interface
+interface MPI_File_iwrite
+subroutine MPI_File_iwrite_f08ts(fh, buf, count, datatype, request, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  type(*), dimension(..), asynchronous :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_iwrite_f08ts_large(fh, buf, count, datatype, request, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  type(*), dimension(..), asynchronous :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_File_iwrite_c
+procedure :: MPI_File_iwrite_f08ts_large
+end interface
+interface MPI_File_iwrite_all
+subroutine MPI_File_iwrite_all_f08ts(fh, buf, count, datatype, request, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  type(*), dimension(..), asynchronous :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_iwrite_all_f08ts_large(fh, buf, count, datatype, request, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  type(*), dimension(..), asynchronous :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_File_iwrite_all_c
+procedure :: MPI_File_iwrite_all_f08ts_large
+end interface
+interface MPI_File_iwrite_at
+subroutine MPI_File_iwrite_at_f08ts(fh, offset, buf, count, datatype, request, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  integer(kind=8) :: offset
+  type(*), dimension(..), asynchronous :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_iwrite_at_f08ts_large(fh, offset, buf, count, datatype, request, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  integer(kind=8) :: offset
+  type(*), dimension(..), asynchronous :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_File_iwrite_at_c
+procedure :: MPI_File_iwrite_at_f08ts_large
+end interface
+interface MPI_File_iwrite_at_all
+subroutine MPI_File_iwrite_at_all_f08ts(fh, offset, buf, count, datatype, request, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  integer(kind=8) :: offset
+  type(*), dimension(..), asynchronous :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_iwrite_at_all_f08ts_large(fh, offset, buf, count, datatype, request, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  integer(kind=8) :: offset
+  type(*), dimension(..), asynchronous :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_File_iwrite_at_all_c
+procedure :: MPI_File_iwrite_at_all_f08ts_large
+end interface
+interface MPI_File_iwrite_shared
+subroutine MPI_File_iwrite_shared_f08ts(fh, buf, count, datatype, request, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  type(*), dimension(..), asynchronous :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_iwrite_shared_f08ts_large(fh, buf, count, datatype, request, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  type(*), dimension(..), asynchronous :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_File_iwrite_shared_c
+procedure :: MPI_File_iwrite_shared_f08ts_large
+end interface
+interface MPI_File_read
+subroutine MPI_File_read_f08ts(fh, buf, count, datatype, status, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  type(*), dimension(..) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_read_f08ts_large(fh, buf, count, datatype, status, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  type(*), dimension(..) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_File_read_c
+procedure :: MPI_File_read_f08ts_large
+end interface
+interface MPI_File_read_all
+subroutine MPI_File_read_all_f08ts(fh, buf, count, datatype, status, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  type(*), dimension(..) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_read_all_f08ts_large(fh, buf, count, datatype, status, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  type(*), dimension(..) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_File_read_all_c
+procedure :: MPI_File_read_all_f08ts_large
+end interface
+interface MPI_File_read_all_begin
+subroutine MPI_File_read_all_begin_f08ts(fh, buf, count, datatype, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  type(*), dimension(..), asynchronous :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_read_all_begin_f08ts_large(fh, buf, count, datatype, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  type(*), dimension(..), asynchronous :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_File_read_all_begin_c
+procedure :: MPI_File_read_all_begin_f08ts_large
+end interface
+interface MPI_File_read_at
+subroutine MPI_File_read_at_f08ts(fh, offset, buf, count, datatype, status, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  integer(kind=8) :: offset
+  type(*), dimension(..) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_read_at_f08ts_large(fh, offset, buf, count, datatype, status, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  integer(kind=8) :: offset
+  type(*), dimension(..) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_File_read_at_c
+procedure :: MPI_File_read_at_f08ts_large
+end interface
+interface MPI_File_read_at_all
+subroutine MPI_File_read_at_all_f08ts(fh, offset, buf, count, datatype, status, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  integer(kind=8) :: offset
+  type(*), dimension(..) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_read_at_all_f08ts_large(fh, offset, buf, count, datatype, status, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  integer(kind=8) :: offset
+  type(*), dimension(..) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_File_read_at_all_c
+procedure :: MPI_File_read_at_all_f08ts_large
+end interface
+interface MPI_File_read_at_all_begin
+subroutine MPI_File_read_at_all_begin_f08ts(fh, offset, buf, count, datatype, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  integer(kind=8) :: offset
+  type(*), dimension(..), asynchronous :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_read_at_all_begin_f08ts_large(fh, offset, buf, count, datatype, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  integer(kind=8) :: offset
+  type(*), dimension(..), asynchronous :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_File_read_at_all_begin_c
+procedure :: MPI_File_read_at_all_begin_f08ts_large
+end interface
+interface MPI_File_read_ordered
+subroutine MPI_File_read_ordered_f08ts(fh, buf, count, datatype, status, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  type(*), dimension(..) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_read_ordered_f08ts_large(fh, buf, count, datatype, status, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  type(*), dimension(..) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_File_read_ordered_c
+procedure :: MPI_File_read_ordered_f08ts_large
+end interface
+interface MPI_File_read_ordered_begin
+subroutine MPI_File_read_ordered_begin_f08ts(fh, buf, count, datatype, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  type(*), dimension(..), asynchronous :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_read_ordered_begin_f08ts_large(fh, buf, count, datatype, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  type(*), dimension(..), asynchronous :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_File_read_ordered_begin_c
+procedure :: MPI_File_read_ordered_begin_f08ts_large
+end interface
+interface MPI_File_read_shared
+subroutine MPI_File_read_shared_f08ts(fh, buf, count, datatype, status, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  type(*), dimension(..) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_read_shared_f08ts_large(fh, buf, count, datatype, status, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  type(*), dimension(..) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_File_read_shared_c
+procedure :: MPI_File_read_shared_f08ts_large
+end interface
+interface MPI_File_write
+subroutine MPI_File_write_f08ts(fh, buf, count, datatype, status, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  type(*), dimension(..) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_write_f08ts_large(fh, buf, count, datatype, status, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  type(*), dimension(..) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_File_write_c
+procedure :: MPI_File_write_f08ts_large
+end interface
+interface MPI_File_write_all
+subroutine MPI_File_write_all_f08ts(fh, buf, count, datatype, status, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  type(*), dimension(..) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_write_all_f08ts_large(fh, buf, count, datatype, status, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  type(*), dimension(..) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_File_write_all_c
+procedure :: MPI_File_write_all_f08ts_large
+end interface
+interface MPI_File_write_all_begin
+subroutine MPI_File_write_all_begin_f08ts(fh, buf, count, datatype, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  type(*), dimension(..), asynchronous :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_write_all_begin_f08ts_large(fh, buf, count, datatype, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  type(*), dimension(..), asynchronous :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_File_write_all_begin_c
+procedure :: MPI_File_write_all_begin_f08ts_large
+end interface
+interface MPI_File_write_at
+subroutine MPI_File_write_at_f08ts(fh, offset, buf, count, datatype, status, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  integer(kind=8) :: offset
+  type(*), dimension(..) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_write_at_f08ts_large(fh, offset, buf, count, datatype, status, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  integer(kind=8) :: offset
+  type(*), dimension(..) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_File_write_at_c
+procedure :: MPI_File_write_at_f08ts_large
+end interface
+interface MPI_File_write_at_all
+subroutine MPI_File_write_at_all_f08ts(fh, offset, buf, count, datatype, status, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  integer(kind=8) :: offset
+  type(*), dimension(..) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_write_at_all_f08ts_large(fh, offset, buf, count, datatype, status, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  integer(kind=8) :: offset
+  type(*), dimension(..) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_File_write_at_all_c
+procedure :: MPI_File_write_at_all_f08ts_large
+end interface
+interface MPI_File_write_at_all_begin
+subroutine MPI_File_write_at_all_begin_f08ts(fh, offset, buf, count, datatype, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  integer(kind=8) :: offset
+  type(*), dimension(..), asynchronous :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_write_at_all_begin_f08ts_large(fh, offset, buf, count, datatype, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  integer(kind=8) :: offset
+  type(*), dimension(..), asynchronous :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_File_write_at_all_begin_c
+procedure :: MPI_File_write_at_all_begin_f08ts_large
+end interface
+interface MPI_File_write_ordered
+subroutine MPI_File_write_ordered_f08ts(fh, buf, count, datatype, status, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  type(*), dimension(..) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_write_ordered_f08ts_large(fh, buf, count, datatype, status, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  type(*), dimension(..) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_File_write_ordered_c
+procedure :: MPI_File_write_ordered_f08ts_large
+end interface
+interface MPI_File_write_ordered_begin
+subroutine MPI_File_write_ordered_begin_f08ts(fh, buf, count, datatype, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  type(*), dimension(..), asynchronous :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_write_ordered_begin_f08ts_large(fh, buf, count, datatype, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  type(*), dimension(..), asynchronous :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_File_write_ordered_begin_c
+procedure :: MPI_File_write_ordered_begin_f08ts_large
+end interface
+interface MPI_File_write_shared
+subroutine MPI_File_write_shared_f08ts(fh, buf, count, datatype, status, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  type(*), dimension(..) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_File_write_shared_f08ts_large(fh, buf, count, datatype, status, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  type(*), dimension(..) :: buf
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_File_write_shared_c
+procedure :: MPI_File_write_shared_f08ts_large
+end interface
+interface MPI_Gather
+subroutine MPI_Gather_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
+    ierror)
+  import
+  implicit none
+  type(*), dimension(..) :: sendbuf
   integer :: sendcount
   type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..) :: recvbuf
   integer :: recvcount
   type(MPI_Datatype) :: recvtype
   integer :: root
   type(MPI_Comm) :: comm
   integer, optional :: ierror
 end subroutine
-subroutine MPI_Gather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
-    ierror)
+subroutine MPI_Gather_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &
+    comm, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
+  type(*), dimension(..) :: sendbuf
   integer(kind=8) :: sendcount
   type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..) :: recvbuf
   integer(kind=8) :: recvcount
   type(MPI_Datatype) :: recvtype
   integer :: root
@@ -3580,35 +3456,34 @@ subroutine MPI_Gather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvty
   integer, optional :: ierror
 end subroutine
 end interface
+interface MPI_Gather_c
+procedure :: MPI_Gather_f08ts_large
+end interface
 interface MPI_Gather_init
-subroutine MPI_Gather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
-    info, request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer :: sendcount
-  type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: recvcount
-  type(MPI_Datatype) :: recvtype
-  integer :: root
-  type(MPI_Comm) :: comm
-  type(MPI_Info) :: info
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Gather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &
+subroutine MPI_Gather_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &
     comm, info, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
+  type(*), dimension(..), asynchronous :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  type(*), dimension(..), asynchronous :: recvbuf
+  integer :: recvcount
+  type(MPI_Datatype) :: recvtype
+  integer :: root
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Gather_init_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+    root, comm, info, request, ierror)
+  import
+  implicit none
+  type(*), dimension(..), asynchronous :: sendbuf
   integer(kind=8) :: sendcount
   type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer(kind=8) :: recvcount
   type(MPI_Datatype) :: recvtype
   integer :: root
@@ -3618,17 +3493,18 @@ subroutine MPI_Gather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, r
   integer, optional :: ierror
 end subroutine
 end interface
+interface MPI_Gather_init_c
+procedure :: MPI_Gather_init_f08ts_large
+end interface
 interface MPI_Gatherv
-subroutine MPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, &
-    comm, ierror)
+subroutine MPI_Gatherv_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
+    root, comm, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
+  type(*), dimension(..) :: sendbuf
   integer :: sendcount
   type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..) :: recvbuf
   integer :: recvcounts(*)
   integer :: displs(*)
   type(MPI_Datatype) :: recvtype
@@ -3636,16 +3512,14 @@ subroutine MPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs
   type(MPI_Comm) :: comm
   integer, optional :: ierror
 end subroutine
-subroutine MPI_Gatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, &
-    comm, ierror)
+subroutine MPI_Gatherv_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+    recvtype, root, comm, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
+  type(*), dimension(..) :: sendbuf
   integer(kind=8) :: sendcount
   type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..) :: recvbuf
   integer(kind=8) :: recvcounts(*)
   integer(kind=8) :: displs(*)
   type(MPI_Datatype) :: recvtype
@@ -3653,18 +3527,19 @@ subroutine MPI_Gatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, disp
   type(MPI_Comm) :: comm
   integer, optional :: ierror
 end subroutine
+end interface
+interface MPI_Gatherv_c
+procedure :: MPI_Gatherv_f08ts_large
 end interface
 interface MPI_Gatherv_init
-subroutine MPI_Gatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
-    root, comm, info, request, ierror)
+subroutine MPI_Gatherv_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+    recvtype, root, comm, info, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
+  type(*), dimension(..), asynchronous :: sendbuf
   integer :: sendcount
   type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer :: recvcounts(*)
   integer :: displs(*)
   type(MPI_Datatype) :: recvtype
@@ -3674,16 +3549,14 @@ subroutine MPI_Gatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, d
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
-subroutine MPI_Gatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
-    root, comm, info, request, ierror)
+subroutine MPI_Gatherv_init_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+    recvtype, root, comm, info, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
+  type(*), dimension(..), asynchronous :: sendbuf
   integer(kind=8) :: sendcount
   type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer(kind=8) :: recvcounts(*)
   integer(kind=8) :: displs(*)
   type(MPI_Datatype) :: recvtype
@@ -3694,13 +3567,15 @@ subroutine MPI_Gatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts,
   integer, optional :: ierror
 end subroutine
 end interface
+interface MPI_Gatherv_init_c
+procedure :: MPI_Gatherv_init_f08ts_large
+end interface
 interface MPI_Get
-subroutine MPI_Get(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+subroutine MPI_Get_f08ts(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
     target_count, target_datatype, win, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-  type(*), dimension(*) :: origin_addr
+  type(*), dimension(..), asynchronous :: origin_addr
   integer :: origin_count
   type(MPI_Datatype) :: origin_datatype
   integer :: target_rank
@@ -3710,12 +3585,11 @@ subroutine MPI_Get(origin_addr, origin_count, origin_datatype, target_rank, targ
   type(MPI_Win) :: win
   integer, optional :: ierror
 end subroutine
-subroutine MPI_Get_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
-    target_count, target_datatype, win, ierror)
+subroutine MPI_Get_f08ts_large(origin_addr, origin_count, origin_datatype, target_rank, &
+    target_disp, target_count, target_datatype, win, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-  type(*), dimension(*) :: origin_addr
+  type(*), dimension(..), asynchronous :: origin_addr
   integer(kind=8) :: origin_count
   type(MPI_Datatype) :: origin_datatype
   integer :: target_rank
@@ -3726,18 +3600,19 @@ subroutine MPI_Get_c(origin_addr, origin_count, origin_datatype, target_rank, ta
   integer, optional :: ierror
 end subroutine
 end interface
+interface MPI_Get_c
+procedure :: MPI_Get_f08ts_large
+end interface
 interface MPI_Get_accumulate
-subroutine MPI_Get_accumulate(origin_addr, origin_count, origin_datatype, result_addr, &
+subroutine MPI_Get_accumulate_f08ts(origin_addr, origin_count, origin_datatype, result_addr, &
     result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, &
     win, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-  type(*), dimension(*) :: origin_addr
+  type(*), dimension(..), asynchronous :: origin_addr
   integer :: origin_count
   type(MPI_Datatype) :: origin_datatype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
-  type(*), dimension(*) :: result_addr
+  type(*), dimension(..), asynchronous :: result_addr
   integer :: result_count
   type(MPI_Datatype) :: result_datatype
   integer :: target_rank
@@ -3748,17 +3623,15 @@ subroutine MPI_Get_accumulate(origin_addr, origin_count, origin_datatype, result
   type(MPI_Win) :: win
   integer, optional :: ierror
 end subroutine
-subroutine MPI_Get_accumulate_c(origin_addr, origin_count, origin_datatype, result_addr, &
+subroutine MPI_Get_accumulate_f08ts_large(origin_addr, origin_count, origin_datatype, result_addr, &
     result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, &
     win, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-  type(*), dimension(*) :: origin_addr
+  type(*), dimension(..), asynchronous :: origin_addr
   integer(kind=8) :: origin_count
   type(MPI_Datatype) :: origin_datatype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
-  type(*), dimension(*) :: result_addr
+  type(*), dimension(..), asynchronous :: result_addr
   integer(kind=8) :: result_count
   type(MPI_Datatype) :: result_datatype
   integer :: target_rank
@@ -3769,6 +3642,9 @@ subroutine MPI_Get_accumulate_c(origin_addr, origin_count, origin_datatype, resu
   type(MPI_Win) :: win
   integer, optional :: ierror
 end subroutine
+end interface
+interface MPI_Get_accumulate_c
+procedure :: MPI_Get_accumulate_f08ts_large
 end interface
 interface MPI_Get_count
 subroutine MPI_Get_count(status, datatype, count, ierror)
@@ -3807,50 +3683,47 @@ subroutine MPI_Get_elements_c(status, datatype, count, ierror)
 end subroutine
 end interface
 interface MPI_Iallgather
-subroutine MPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+subroutine MPI_Iallgather_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
     request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
+  type(*), dimension(..), asynchronous :: sendbuf
   integer :: sendcount
   type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer :: recvcount
   type(MPI_Datatype) :: recvtype
   type(MPI_Comm) :: comm
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
-subroutine MPI_Iallgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
-    request, ierror)
+subroutine MPI_Iallgather_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+    comm, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
+  type(*), dimension(..), asynchronous :: sendbuf
   integer(kind=8) :: sendcount
   type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer(kind=8) :: recvcount
   type(MPI_Datatype) :: recvtype
   type(MPI_Comm) :: comm
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
+end interface
+interface MPI_Iallgather_c
+procedure :: MPI_Iallgather_f08ts_large
 end interface
 interface MPI_Iallgatherv
-subroutine MPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
-    comm, request, ierror)
+subroutine MPI_Iallgatherv_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+    recvtype, comm, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
+  type(*), dimension(..), asynchronous :: sendbuf
   integer :: sendcount
   type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer :: recvcounts(*)
   integer :: displs(*)
   type(MPI_Datatype) :: recvtype
@@ -3858,16 +3731,14 @@ subroutine MPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, di
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
-subroutine MPI_Iallgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
-    comm, request, ierror)
+subroutine MPI_Iallgatherv_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+    recvtype, comm, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
+  type(*), dimension(..), asynchronous :: sendbuf
   integer(kind=8) :: sendcount
   type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer(kind=8) :: recvcounts(*)
   integer(kind=8) :: displs(*)
   type(MPI_Datatype) :: recvtype
@@ -3875,15 +3746,16 @@ subroutine MPI_Iallgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, 
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
+end interface
+interface MPI_Iallgatherv_c
+procedure :: MPI_Iallgatherv_f08ts_large
 end interface
 interface MPI_Iallreduce
-subroutine MPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
+subroutine MPI_Iallreduce_f08ts(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: sendbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer :: count
   type(MPI_Datatype) :: datatype
   type(MPI_Op) :: op
@@ -3891,13 +3763,11 @@ subroutine MPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request, 
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
-subroutine MPI_Iallreduce_c(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
+subroutine MPI_Iallreduce_f08ts_large(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: sendbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer(kind=8) :: count
   type(MPI_Datatype) :: datatype
   type(MPI_Op) :: op
@@ -3905,53 +3775,53 @@ subroutine MPI_Iallreduce_c(sendbuf, recvbuf, count, datatype, op, comm, request
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
+end interface
+interface MPI_Iallreduce_c
+procedure :: MPI_Iallreduce_f08ts_large
 end interface
 interface MPI_Ialltoall
-subroutine MPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, &
-    ierror)
+subroutine MPI_Ialltoall_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+    request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
+  type(*), dimension(..), asynchronous :: sendbuf
   integer :: sendcount
   type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer :: recvcount
   type(MPI_Datatype) :: recvtype
   type(MPI_Comm) :: comm
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
-subroutine MPI_Ialltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
-    request, ierror)
+subroutine MPI_Ialltoall_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+    comm, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
+  type(*), dimension(..), asynchronous :: sendbuf
   integer(kind=8) :: sendcount
   type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer(kind=8) :: recvcount
   type(MPI_Datatype) :: recvtype
   type(MPI_Comm) :: comm
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
+end interface
+interface MPI_Ialltoall_c
+procedure :: MPI_Ialltoall_f08ts_large
 end interface
 interface MPI_Ialltoallv
-subroutine MPI_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, &
-    recvtype, comm, request, ierror)
+subroutine MPI_Ialltoallv_f08ts(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
+    rdispls, recvtype, comm, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
+  type(*), dimension(..), asynchronous :: sendbuf
   integer :: sendcounts(*)
   integer :: sdispls(*)
   type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer :: recvcounts(*)
   integer :: rdispls(*)
   type(MPI_Datatype) :: recvtype
@@ -3959,17 +3829,15 @@ subroutine MPI_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvc
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
-subroutine MPI_Ialltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, &
-    recvtype, comm, request, ierror)
+subroutine MPI_Ialltoallv_f08ts_large(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
+    rdispls, recvtype, comm, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
+  type(*), dimension(..), asynchronous :: sendbuf
   integer(kind=8) :: sendcounts(*)
   integer(kind=8) :: sdispls(*)
   type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer(kind=8) :: recvcounts(*)
   integer(kind=8) :: rdispls(*)
   type(MPI_Datatype) :: recvtype
@@ -3977,19 +3845,20 @@ subroutine MPI_Ialltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, rec
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
+end interface
+interface MPI_Ialltoallv_c
+procedure :: MPI_Ialltoallv_f08ts_large
 end interface
 interface MPI_Ialltoallw
-subroutine MPI_Ialltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, &
-    recvtypes, comm, request, ierror)
+subroutine MPI_Ialltoallw_f08ts(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
+    rdispls, recvtypes, comm, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
+  type(*), dimension(..), asynchronous :: sendbuf
   integer :: sendcounts(*)
   integer :: sdispls(*)
   type(MPI_Datatype) :: sendtypes(*)
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer :: recvcounts(*)
   integer :: rdispls(*)
   type(MPI_Datatype) :: recvtypes(*)
@@ -3997,17 +3866,15 @@ subroutine MPI_Ialltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recv
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
-subroutine MPI_Ialltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, &
-    recvtypes, comm, request, ierror)
+subroutine MPI_Ialltoallw_f08ts_large(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
+    rdispls, recvtypes, comm, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
+  type(*), dimension(..), asynchronous :: sendbuf
   integer(kind=8) :: sendcounts(*)
   integer(kind=8) :: sdispls(*)
   type(MPI_Datatype) :: sendtypes(*)
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer(kind=8) :: recvcounts(*)
   integer(kind=8) :: rdispls(*)
   type(MPI_Datatype) :: recvtypes(*)
@@ -4015,13 +3882,15 @@ subroutine MPI_Ialltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, re
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
+end interface
+interface MPI_Ialltoallw_c
+procedure :: MPI_Ialltoallw_f08ts_large
 end interface
 interface MPI_Ibcast
-subroutine MPI_Ibcast(buffer, count, datatype, root, comm, request, ierror)
+subroutine MPI_Ibcast_f08ts(buffer, count, datatype, root, comm, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
-  type(*), dimension(*) :: buffer
+  type(*), dimension(..), asynchronous :: buffer
   integer :: count
   type(MPI_Datatype) :: datatype
   integer :: root
@@ -4029,11 +3898,10 @@ subroutine MPI_Ibcast(buffer, count, datatype, root, comm, request, ierror)
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
-subroutine MPI_Ibcast_c(buffer, count, datatype, root, comm, request, ierror)
+subroutine MPI_Ibcast_f08ts_large(buffer, count, datatype, root, comm, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
-  type(*), dimension(*) :: buffer
+  type(*), dimension(..), asynchronous :: buffer
   integer(kind=8) :: count
   type(MPI_Datatype) :: datatype
   integer :: root
@@ -4041,13 +3909,15 @@ subroutine MPI_Ibcast_c(buffer, count, datatype, root, comm, request, ierror)
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
+end interface
+interface MPI_Ibcast_c
+procedure :: MPI_Ibcast_f08ts_large
 end interface
 interface MPI_Ibsend
-subroutine MPI_Ibsend(buf, count, datatype, dest, tag, comm, request, ierror)
+subroutine MPI_Ibsend_f08ts(buf, count, datatype, dest, tag, comm, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(..), asynchronous :: buf
   integer :: count
   type(MPI_Datatype) :: datatype
   integer :: dest
@@ -4056,11 +3926,10 @@ subroutine MPI_Ibsend(buf, count, datatype, dest, tag, comm, request, ierror)
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
-subroutine MPI_Ibsend_c(buf, count, datatype, dest, tag, comm, request, ierror)
+subroutine MPI_Ibsend_f08ts_large(buf, count, datatype, dest, tag, comm, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(..), asynchronous :: buf
   integer(kind=8) :: count
   type(MPI_Datatype) :: datatype
   integer :: dest
@@ -4069,15 +3938,16 @@ subroutine MPI_Ibsend_c(buf, count, datatype, dest, tag, comm, request, ierror)
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
+end interface
+interface MPI_Ibsend_c
+procedure :: MPI_Ibsend_f08ts_large
 end interface
 interface MPI_Iexscan
-subroutine MPI_Iexscan(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
+subroutine MPI_Iexscan_f08ts(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: sendbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer :: count
   type(MPI_Datatype) :: datatype
   type(MPI_Op) :: op
@@ -4085,13 +3955,11 @@ subroutine MPI_Iexscan(sendbuf, recvbuf, count, datatype, op, comm, request, ier
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
-subroutine MPI_Iexscan_c(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
+subroutine MPI_Iexscan_f08ts_large(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: sendbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer(kind=8) :: count
   type(MPI_Datatype) :: datatype
   type(MPI_Op) :: op
@@ -4100,17 +3968,18 @@ subroutine MPI_Iexscan_c(sendbuf, recvbuf, count, datatype, op, comm, request, i
   integer, optional :: ierror
 end subroutine
 end interface
+interface MPI_Iexscan_c
+procedure :: MPI_Iexscan_f08ts_large
+end interface
 interface MPI_Igather
-subroutine MPI_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
-    request, ierror)
+subroutine MPI_Igather_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &
+    comm, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
+  type(*), dimension(..), asynchronous :: sendbuf
   integer :: sendcount
   type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer :: recvcount
   type(MPI_Datatype) :: recvtype
   integer :: root
@@ -4118,53 +3987,50 @@ subroutine MPI_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtyp
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
-subroutine MPI_Igather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
-    request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer(kind=8) :: sendcount
-  type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer(kind=8) :: recvcount
-  type(MPI_Datatype) :: recvtype
-  integer :: root
-  type(MPI_Comm) :: comm
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-end interface
-interface MPI_Igatherv
-subroutine MPI_Igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, &
-    comm, request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer :: sendcount
-  type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: recvcounts(*)
-  integer :: displs(*)
-  type(MPI_Datatype) :: recvtype
-  integer :: root
-  type(MPI_Comm) :: comm
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Igatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
+subroutine MPI_Igather_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
     root, comm, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
+  type(*), dimension(..), asynchronous :: sendbuf
   integer(kind=8) :: sendcount
   type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: recvbuf
+  integer(kind=8) :: recvcount
+  type(MPI_Datatype) :: recvtype
+  integer :: root
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Igather_c
+procedure :: MPI_Igather_f08ts_large
+end interface
+interface MPI_Igatherv
+subroutine MPI_Igatherv_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
+    root, comm, request, ierror)
+  import
+  implicit none
+  type(*), dimension(..), asynchronous :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  type(*), dimension(..), asynchronous :: recvbuf
+  integer :: recvcounts(*)
+  integer :: displs(*)
+  type(MPI_Datatype) :: recvtype
+  integer :: root
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Igatherv_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+    recvtype, root, comm, request, ierror)
+  import
+  implicit none
+  type(*), dimension(..), asynchronous :: sendbuf
+  integer(kind=8) :: sendcount
+  type(MPI_Datatype) :: sendtype
+  type(*), dimension(..), asynchronous :: recvbuf
   integer(kind=8) :: recvcounts(*)
   integer(kind=8) :: displs(*)
   type(MPI_Datatype) :: recvtype
@@ -4174,23 +4040,24 @@ subroutine MPI_Igatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, dis
   integer, optional :: ierror
 end subroutine
 end interface
+interface MPI_Igatherv_c
+procedure :: MPI_Igatherv_f08ts_large
+end interface
 interface MPI_Imrecv
-subroutine MPI_Imrecv(buf, count, datatype, message, request, ierror)
+subroutine MPI_Imrecv_f08ts(buf, count, datatype, message, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(..), asynchronous :: buf
   integer :: count
   type(MPI_Datatype) :: datatype
   type(MPI_Message) :: message
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
-subroutine MPI_Imrecv_c(buf, count, datatype, message, request, ierror)
+subroutine MPI_Imrecv_f08ts_large(buf, count, datatype, message, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(..), asynchronous :: buf
   integer(kind=8) :: count
   type(MPI_Datatype) :: datatype
   type(MPI_Message) :: message
@@ -4198,33 +4065,32 @@ subroutine MPI_Imrecv_c(buf, count, datatype, message, request, ierror)
   integer, optional :: ierror
 end subroutine
 end interface
+interface MPI_Imrecv_c
+procedure :: MPI_Imrecv_f08ts_large
+end interface
 interface MPI_Ineighbor_allgather
-subroutine MPI_Ineighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
-    comm, request, ierror)
+subroutine MPI_Ineighbor_allgather_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+    recvtype, comm, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
+  type(*), dimension(..), asynchronous :: sendbuf
   integer :: sendcount
   type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer :: recvcount
   type(MPI_Datatype) :: recvtype
   type(MPI_Comm) :: comm
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
-subroutine MPI_Ineighbor_allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
-    comm, request, ierror)
+subroutine MPI_Ineighbor_allgather_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+    recvtype, comm, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
+  type(*), dimension(..), asynchronous :: sendbuf
   integer(kind=8) :: sendcount
   type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer(kind=8) :: recvcount
   type(MPI_Datatype) :: recvtype
   type(MPI_Comm) :: comm
@@ -4232,17 +4098,18 @@ subroutine MPI_Ineighbor_allgather_c(sendbuf, sendcount, sendtype, recvbuf, recv
   integer, optional :: ierror
 end subroutine
 end interface
+interface MPI_Ineighbor_allgather_c
+procedure :: MPI_Ineighbor_allgather_f08ts_large
+end interface
 interface MPI_Ineighbor_allgatherv
-subroutine MPI_Ineighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
-    recvtype, comm, request, ierror)
+subroutine MPI_Ineighbor_allgatherv_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcounts, &
+    displs, recvtype, comm, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
+  type(*), dimension(..), asynchronous :: sendbuf
   integer :: sendcount
   type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer :: recvcounts(*)
   integer :: displs(*)
   type(MPI_Datatype) :: recvtype
@@ -4250,16 +4117,14 @@ subroutine MPI_Ineighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvc
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
-subroutine MPI_Ineighbor_allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
-    recvtype, comm, request, ierror)
+subroutine MPI_Ineighbor_allgatherv_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcounts, &
+    displs, recvtype, comm, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
+  type(*), dimension(..), asynchronous :: sendbuf
   integer(kind=8) :: sendcount
   type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer(kind=8) :: recvcounts(*)
   integer(kind=8) :: displs(*)
   type(MPI_Datatype) :: recvtype
@@ -4268,33 +4133,32 @@ subroutine MPI_Ineighbor_allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, rec
   integer, optional :: ierror
 end subroutine
 end interface
+interface MPI_Ineighbor_allgatherv_c
+procedure :: MPI_Ineighbor_allgatherv_f08ts_large
+end interface
 interface MPI_Ineighbor_alltoall
-subroutine MPI_Ineighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
-    request, ierror)
+subroutine MPI_Ineighbor_alltoall_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+    comm, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
+  type(*), dimension(..), asynchronous :: sendbuf
   integer :: sendcount
   type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer :: recvcount
   type(MPI_Datatype) :: recvtype
   type(MPI_Comm) :: comm
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
-subroutine MPI_Ineighbor_alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
-    comm, request, ierror)
+subroutine MPI_Ineighbor_alltoall_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+    recvtype, comm, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
+  type(*), dimension(..), asynchronous :: sendbuf
   integer(kind=8) :: sendcount
   type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer(kind=8) :: recvcount
   type(MPI_Datatype) :: recvtype
   type(MPI_Comm) :: comm
@@ -4302,18 +4166,19 @@ subroutine MPI_Ineighbor_alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvc
   integer, optional :: ierror
 end subroutine
 end interface
+interface MPI_Ineighbor_alltoall_c
+procedure :: MPI_Ineighbor_alltoall_f08ts_large
+end interface
 interface MPI_Ineighbor_alltoallv
-subroutine MPI_Ineighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
-    rdispls, recvtype, comm, request, ierror)
+subroutine MPI_Ineighbor_alltoallv_f08ts(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
+    recvcounts, rdispls, recvtype, comm, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
+  type(*), dimension(..), asynchronous :: sendbuf
   integer :: sendcounts(*)
   integer :: sdispls(*)
   type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer :: recvcounts(*)
   integer :: rdispls(*)
   type(MPI_Datatype) :: recvtype
@@ -4321,17 +4186,15 @@ subroutine MPI_Ineighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvb
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
-subroutine MPI_Ineighbor_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
-    rdispls, recvtype, comm, request, ierror)
+subroutine MPI_Ineighbor_alltoallv_f08ts_large(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
+    recvcounts, rdispls, recvtype, comm, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
+  type(*), dimension(..), asynchronous :: sendbuf
   integer(kind=8) :: sendcounts(*)
   integer(kind=8) :: sdispls(*)
   type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer(kind=8) :: recvcounts(*)
   integer(kind=8) :: rdispls(*)
   type(MPI_Datatype) :: recvtype
@@ -4340,18 +4203,19 @@ subroutine MPI_Ineighbor_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, rec
   integer, optional :: ierror
 end subroutine
 end interface
+interface MPI_Ineighbor_alltoallv_c
+procedure :: MPI_Ineighbor_alltoallv_f08ts_large
+end interface
 interface MPI_Ineighbor_alltoallw
-subroutine MPI_Ineighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
-    rdispls, recvtypes, comm, request, ierror)
+subroutine MPI_Ineighbor_alltoallw_f08ts(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
+    recvcounts, rdispls, recvtypes, comm, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
+  type(*), dimension(..), asynchronous :: sendbuf
   integer :: sendcounts(*)
   integer(kind=8) :: sdispls(*)
   type(MPI_Datatype) :: sendtypes(*)
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer :: recvcounts(*)
   integer(kind=8) :: rdispls(*)
   type(MPI_Datatype) :: recvtypes(*)
@@ -4359,17 +4223,15 @@ subroutine MPI_Ineighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recv
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
-subroutine MPI_Ineighbor_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
-    rdispls, recvtypes, comm, request, ierror)
+subroutine MPI_Ineighbor_alltoallw_f08ts_large(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
+    recvcounts, rdispls, recvtypes, comm, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
+  type(*), dimension(..), asynchronous :: sendbuf
   integer(kind=8) :: sendcounts(*)
   integer(kind=8) :: sdispls(*)
   type(MPI_Datatype) :: sendtypes(*)
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer(kind=8) :: recvcounts(*)
   integer(kind=8) :: rdispls(*)
   type(MPI_Datatype) :: recvtypes(*)
@@ -4378,12 +4240,14 @@ subroutine MPI_Ineighbor_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, re
   integer, optional :: ierror
 end subroutine
 end interface
+interface MPI_Ineighbor_alltoallw_c
+procedure :: MPI_Ineighbor_alltoallw_f08ts_large
+end interface
 interface MPI_Irecv
-subroutine MPI_Irecv(buf, count, datatype, source, tag, comm, request, ierror)
+subroutine MPI_Irecv_f08ts(buf, count, datatype, source, tag, comm, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(..), asynchronous :: buf
   integer :: count
   type(MPI_Datatype) :: datatype
   integer :: source
@@ -4392,11 +4256,10 @@ subroutine MPI_Irecv(buf, count, datatype, source, tag, comm, request, ierror)
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
-subroutine MPI_Irecv_c(buf, count, datatype, source, tag, comm, request, ierror)
+subroutine MPI_Irecv_f08ts_large(buf, count, datatype, source, tag, comm, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(..), asynchronous :: buf
   integer(kind=8) :: count
   type(MPI_Datatype) :: datatype
   integer :: source
@@ -4405,15 +4268,16 @@ subroutine MPI_Irecv_c(buf, count, datatype, source, tag, comm, request, ierror)
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
+end interface
+interface MPI_Irecv_c
+procedure :: MPI_Irecv_f08ts_large
 end interface
 interface MPI_Ireduce
-subroutine MPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, request, ierror)
+subroutine MPI_Ireduce_f08ts(sendbuf, recvbuf, count, datatype, op, root, comm, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: sendbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer :: count
   type(MPI_Datatype) :: datatype
   type(MPI_Op) :: op
@@ -4422,13 +4286,12 @@ subroutine MPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, reques
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
-subroutine MPI_Ireduce_c(sendbuf, recvbuf, count, datatype, op, root, comm, request, ierror)
+subroutine MPI_Ireduce_f08ts_large(sendbuf, recvbuf, count, datatype, op, root, comm, request, &
+    ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: sendbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer(kind=8) :: count
   type(MPI_Datatype) :: datatype
   type(MPI_Op) :: op
@@ -4438,14 +4301,16 @@ subroutine MPI_Ireduce_c(sendbuf, recvbuf, count, datatype, op, root, comm, requ
   integer, optional :: ierror
 end subroutine
 end interface
+interface MPI_Ireduce_c
+procedure :: MPI_Ireduce_f08ts_large
+end interface
 interface MPI_Ireduce_scatter
-subroutine MPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, request, ierror)
+subroutine MPI_Ireduce_scatter_f08ts(sendbuf, recvbuf, recvcounts, datatype, op, comm, request, &
+    ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: sendbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer :: recvcounts(*)
   type(MPI_Datatype) :: datatype
   type(MPI_Op) :: op
@@ -4453,13 +4318,12 @@ subroutine MPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm,
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
-subroutine MPI_Ireduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, request, ierror)
+subroutine MPI_Ireduce_scatter_f08ts_large(sendbuf, recvbuf, recvcounts, datatype, op, comm, &
+    request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: sendbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer(kind=8) :: recvcounts(*)
   type(MPI_Datatype) :: datatype
   type(MPI_Op) :: op
@@ -4468,15 +4332,16 @@ subroutine MPI_Ireduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, com
   integer, optional :: ierror
 end subroutine
 end interface
+interface MPI_Ireduce_scatter_c
+procedure :: MPI_Ireduce_scatter_f08ts_large
+end interface
 interface MPI_Ireduce_scatter_block
-subroutine MPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, request, &
-    ierror)
+subroutine MPI_Ireduce_scatter_block_f08ts(sendbuf, recvbuf, recvcount, datatype, op, comm, &
+    request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: sendbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer :: recvcount
   type(MPI_Datatype) :: datatype
   type(MPI_Op) :: op
@@ -4484,14 +4349,12 @@ subroutine MPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, 
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
-subroutine MPI_Ireduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm, request, &
-    ierror)
+subroutine MPI_Ireduce_scatter_block_f08ts_large(sendbuf, recvbuf, recvcount, datatype, op, comm, &
+    request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: sendbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer(kind=8) :: recvcount
   type(MPI_Datatype) :: datatype
   type(MPI_Op) :: op
@@ -4499,13 +4362,15 @@ subroutine MPI_Ireduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
+end interface
+interface MPI_Ireduce_scatter_block_c
+procedure :: MPI_Ireduce_scatter_block_f08ts_large
 end interface
 interface MPI_Irsend
-subroutine MPI_Irsend(buf, count, datatype, dest, tag, comm, request, ierror)
+subroutine MPI_Irsend_f08ts(buf, count, datatype, dest, tag, comm, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(..), asynchronous :: buf
   integer :: count
   type(MPI_Datatype) :: datatype
   integer :: dest
@@ -4514,11 +4379,10 @@ subroutine MPI_Irsend(buf, count, datatype, dest, tag, comm, request, ierror)
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
-subroutine MPI_Irsend_c(buf, count, datatype, dest, tag, comm, request, ierror)
+subroutine MPI_Irsend_f08ts_large(buf, count, datatype, dest, tag, comm, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(..), asynchronous :: buf
   integer(kind=8) :: count
   type(MPI_Datatype) :: datatype
   integer :: dest
@@ -4527,15 +4391,16 @@ subroutine MPI_Irsend_c(buf, count, datatype, dest, tag, comm, request, ierror)
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
+end interface
+interface MPI_Irsend_c
+procedure :: MPI_Irsend_f08ts_large
 end interface
 interface MPI_Iscan
-subroutine MPI_Iscan(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
+subroutine MPI_Iscan_f08ts(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: sendbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer :: count
   type(MPI_Datatype) :: datatype
   type(MPI_Op) :: op
@@ -4543,13 +4408,11 @@ subroutine MPI_Iscan(sendbuf, recvbuf, count, datatype, op, comm, request, ierro
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
-subroutine MPI_Iscan_c(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
+subroutine MPI_Iscan_f08ts_large(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: sendbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer(kind=8) :: count
   type(MPI_Datatype) :: datatype
   type(MPI_Op) :: op
@@ -4558,54 +4421,18 @@ subroutine MPI_Iscan_c(sendbuf, recvbuf, count, datatype, op, comm, request, ier
   integer, optional :: ierror
 end subroutine
 end interface
-interface MPI_Iscatter
-subroutine MPI_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
-    request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer :: sendcount
-  type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: recvcount
-  type(MPI_Datatype) :: recvtype
-  integer :: root
-  type(MPI_Comm) :: comm
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Iscatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
-    request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer(kind=8) :: sendcount
-  type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer(kind=8) :: recvcount
-  type(MPI_Datatype) :: recvtype
-  integer :: root
-  type(MPI_Comm) :: comm
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
+interface MPI_Iscan_c
+procedure :: MPI_Iscan_f08ts_large
 end interface
-interface MPI_Iscatterv
-subroutine MPI_Iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, &
+interface MPI_Iscatter
+subroutine MPI_Iscatter_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &
     comm, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer :: sendcounts(*)
-  integer :: displs(*)
+  type(*), dimension(..), asynchronous :: sendbuf
+  integer :: sendcount
   type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer :: recvcount
   type(MPI_Datatype) :: recvtype
   integer :: root
@@ -4613,17 +4440,14 @@ subroutine MPI_Iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcou
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
-subroutine MPI_Iscatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, &
+subroutine MPI_Iscatter_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
     root, comm, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer(kind=8) :: sendcounts(*)
-  integer(kind=8) :: displs(*)
+  type(*), dimension(..), asynchronous :: sendbuf
+  integer(kind=8) :: sendcount
   type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer(kind=8) :: recvcount
   type(MPI_Datatype) :: recvtype
   integer :: root
@@ -4632,12 +4456,51 @@ subroutine MPI_Iscatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvc
   integer, optional :: ierror
 end subroutine
 end interface
-interface MPI_Isend
-subroutine MPI_Isend(buf, count, datatype, dest, tag, comm, request, ierror)
+interface MPI_Iscatter_c
+procedure :: MPI_Iscatter_f08ts_large
+end interface
+interface MPI_Iscatterv
+subroutine MPI_Iscatterv_f08ts(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, &
+    root, comm, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(..), asynchronous :: sendbuf
+  integer :: sendcounts(*)
+  integer :: displs(*)
+  type(MPI_Datatype) :: sendtype
+  type(*), dimension(..), asynchronous :: recvbuf
+  integer :: recvcount
+  type(MPI_Datatype) :: recvtype
+  integer :: root
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Iscatterv_f08ts_large(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, &
+    recvtype, root, comm, request, ierror)
+  import
+  implicit none
+  type(*), dimension(..), asynchronous :: sendbuf
+  integer(kind=8) :: sendcounts(*)
+  integer(kind=8) :: displs(*)
+  type(MPI_Datatype) :: sendtype
+  type(*), dimension(..), asynchronous :: recvbuf
+  integer(kind=8) :: recvcount
+  type(MPI_Datatype) :: recvtype
+  integer :: root
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Iscatterv_c
+procedure :: MPI_Iscatterv_f08ts_large
+end interface
+interface MPI_Isend
+subroutine MPI_Isend_f08ts(buf, count, datatype, dest, tag, comm, request, ierror)
+  import
+  implicit none
+  type(*), dimension(..), asynchronous :: buf
   integer :: count
   type(MPI_Datatype) :: datatype
   integer :: dest
@@ -4646,11 +4509,10 @@ subroutine MPI_Isend(buf, count, datatype, dest, tag, comm, request, ierror)
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
-subroutine MPI_Isend_c(buf, count, datatype, dest, tag, comm, request, ierror)
+subroutine MPI_Isend_f08ts_large(buf, count, datatype, dest, tag, comm, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(..), asynchronous :: buf
   integer(kind=8) :: count
   type(MPI_Datatype) :: datatype
   integer :: dest
@@ -4660,39 +4522,38 @@ subroutine MPI_Isend_c(buf, count, datatype, dest, tag, comm, request, ierror)
   integer, optional :: ierror
 end subroutine
 end interface
+interface MPI_Isend_c
+procedure :: MPI_Isend_f08ts_large
+end interface
 interface MPI_Isendrecv
-subroutine MPI_Isendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, &
-    source, recvtag, comm, request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer :: sendcount
-  type(MPI_Datatype) :: sendtype
-  integer :: dest
-  integer :: sendtag
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: recvcount
-  type(MPI_Datatype) :: recvtype
-  integer :: source
-  integer :: recvtag
-  type(MPI_Comm) :: comm
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Isendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, &
+subroutine MPI_Isendrecv_f08ts(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, &
     recvtype, source, recvtag, comm, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
+  type(*), dimension(..), asynchronous :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  integer :: dest
+  integer :: sendtag
+  type(*), dimension(..), asynchronous :: recvbuf
+  integer :: recvcount
+  type(MPI_Datatype) :: recvtype
+  integer :: source
+  integer :: recvtag
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Isendrecv_f08ts_large(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, &
+    recvcount, recvtype, source, recvtag, comm, request, ierror)
+  import
+  implicit none
+  type(*), dimension(..), asynchronous :: sendbuf
   integer(kind=8) :: sendcount
   type(MPI_Datatype) :: sendtype
   integer :: dest
   integer :: sendtag
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer(kind=8) :: recvcount
   type(MPI_Datatype) :: recvtype
   integer :: source
@@ -4702,13 +4563,15 @@ subroutine MPI_Isendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf,
   integer, optional :: ierror
 end subroutine
 end interface
+interface MPI_Isendrecv_c
+procedure :: MPI_Isendrecv_f08ts_large
+end interface
 interface MPI_Isendrecv_replace
-subroutine MPI_Isendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, &
+subroutine MPI_Isendrecv_replace_f08ts(buf, count, datatype, dest, sendtag, source, recvtag, comm, &
     request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(..), asynchronous :: buf
   integer :: count
   type(MPI_Datatype) :: datatype
   integer :: dest
@@ -4719,12 +4582,11 @@ subroutine MPI_Isendrecv_replace(buf, count, datatype, dest, sendtag, source, re
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
-subroutine MPI_Isendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, &
-    request, ierror)
+subroutine MPI_Isendrecv_replace_f08ts_large(buf, count, datatype, dest, sendtag, source, recvtag, &
+    comm, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(..), asynchronous :: buf
   integer(kind=8) :: count
   type(MPI_Datatype) :: datatype
   integer :: dest
@@ -4735,13 +4597,15 @@ subroutine MPI_Isendrecv_replace_c(buf, count, datatype, dest, sendtag, source, 
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
+end interface
+interface MPI_Isendrecv_replace_c
+procedure :: MPI_Isendrecv_replace_f08ts_large
 end interface
 interface MPI_Issend
-subroutine MPI_Issend(buf, count, datatype, dest, tag, comm, request, ierror)
+subroutine MPI_Issend_f08ts(buf, count, datatype, dest, tag, comm, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(..), asynchronous :: buf
   integer :: count
   type(MPI_Datatype) :: datatype
   integer :: dest
@@ -4750,11 +4614,10 @@ subroutine MPI_Issend(buf, count, datatype, dest, tag, comm, request, ierror)
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
-subroutine MPI_Issend_c(buf, count, datatype, dest, tag, comm, request, ierror)
+subroutine MPI_Issend_f08ts_large(buf, count, datatype, dest, tag, comm, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(..), asynchronous :: buf
   integer(kind=8) :: count
   type(MPI_Datatype) :: datatype
   integer :: dest
@@ -4763,24 +4626,25 @@ subroutine MPI_Issend_c(buf, count, datatype, dest, tag, comm, request, ierror)
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
+end interface
+interface MPI_Issend_c
+procedure :: MPI_Issend_f08ts_large
 end interface
 interface MPI_Mrecv
-subroutine MPI_Mrecv(buf, count, datatype, message, status, ierror)
+subroutine MPI_Mrecv_f08ts(buf, count, datatype, message, status, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(..) :: buf
   integer :: count
   type(MPI_Datatype) :: datatype
   type(MPI_Message) :: message
   type(MPI_Status) :: status
   integer, optional :: ierror
 end subroutine
-subroutine MPI_Mrecv_c(buf, count, datatype, message, status, ierror)
+subroutine MPI_Mrecv_f08ts_large(buf, count, datatype, message, status, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(..) :: buf
   integer(kind=8) :: count
   type(MPI_Datatype) :: datatype
   type(MPI_Message) :: message
@@ -4788,49 +4652,49 @@ subroutine MPI_Mrecv_c(buf, count, datatype, message, status, ierror)
   integer, optional :: ierror
 end subroutine
 end interface
+interface MPI_Mrecv_c
+procedure :: MPI_Mrecv_f08ts_large
+end interface
 interface MPI_Neighbor_allgather
-subroutine MPI_Neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
-    ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer :: sendcount
-  type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: recvcount
-  type(MPI_Datatype) :: recvtype
-  type(MPI_Comm) :: comm
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Neighbor_allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+subroutine MPI_Neighbor_allgather_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
     comm, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
+  type(*), dimension(..) :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  type(*), dimension(..) :: recvbuf
+  integer :: recvcount
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Neighbor_allgather_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+    recvtype, comm, ierror)
+  import
+  implicit none
+  type(*), dimension(..) :: sendbuf
   integer(kind=8) :: sendcount
   type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..) :: recvbuf
   integer(kind=8) :: recvcount
   type(MPI_Datatype) :: recvtype
   type(MPI_Comm) :: comm
   integer, optional :: ierror
 end subroutine
 end interface
+interface MPI_Neighbor_allgather_c
+procedure :: MPI_Neighbor_allgather_f08ts_large
+end interface
 interface MPI_Neighbor_allgather_init
-subroutine MPI_Neighbor_allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
-    comm, info, request, ierror)
+subroutine MPI_Neighbor_allgather_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+    recvtype, comm, info, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
+  type(*), dimension(..), asynchronous :: sendbuf
   integer :: sendcount
   type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer :: recvcount
   type(MPI_Datatype) :: recvtype
   type(MPI_Comm) :: comm
@@ -4838,16 +4702,14 @@ subroutine MPI_Neighbor_allgather_init(sendbuf, sendcount, sendtype, recvbuf, re
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
-subroutine MPI_Neighbor_allgather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
-    recvtype, comm, info, request, ierror)
+subroutine MPI_Neighbor_allgather_init_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, &
+    recvcount, recvtype, comm, info, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
+  type(*), dimension(..), asynchronous :: sendbuf
   integer(kind=8) :: sendcount
   type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer(kind=8) :: recvcount
   type(MPI_Datatype) :: recvtype
   type(MPI_Comm) :: comm
@@ -4856,33 +4718,32 @@ subroutine MPI_Neighbor_allgather_init_c(sendbuf, sendcount, sendtype, recvbuf, 
   integer, optional :: ierror
 end subroutine
 end interface
+interface MPI_Neighbor_allgather_init_c
+procedure :: MPI_Neighbor_allgather_init_f08ts_large
+end interface
 interface MPI_Neighbor_allgatherv
-subroutine MPI_Neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+subroutine MPI_Neighbor_allgatherv_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
     recvtype, comm, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
+  type(*), dimension(..) :: sendbuf
   integer :: sendcount
   type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..) :: recvbuf
   integer :: recvcounts(*)
   integer :: displs(*)
   type(MPI_Datatype) :: recvtype
   type(MPI_Comm) :: comm
   integer, optional :: ierror
 end subroutine
-subroutine MPI_Neighbor_allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
-    recvtype, comm, ierror)
+subroutine MPI_Neighbor_allgatherv_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcounts, &
+    displs, recvtype, comm, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
+  type(*), dimension(..) :: sendbuf
   integer(kind=8) :: sendcount
   type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..) :: recvbuf
   integer(kind=8) :: recvcounts(*)
   integer(kind=8) :: displs(*)
   type(MPI_Datatype) :: recvtype
@@ -4890,35 +4751,34 @@ subroutine MPI_Neighbor_allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recv
   integer, optional :: ierror
 end subroutine
 end interface
+interface MPI_Neighbor_allgatherv_c
+procedure :: MPI_Neighbor_allgatherv_f08ts_large
+end interface
 interface MPI_Neighbor_allgatherv_init
-subroutine MPI_Neighbor_allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
-    recvtype, comm, info, request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer :: sendcount
-  type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: recvcounts(*)
-  integer :: displs(*)
-  type(MPI_Datatype) :: recvtype
-  type(MPI_Comm) :: comm
-  type(MPI_Info) :: info
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Neighbor_allgatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, &
+subroutine MPI_Neighbor_allgatherv_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcounts, &
     displs, recvtype, comm, info, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
+  type(*), dimension(..), asynchronous :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  type(*), dimension(..), asynchronous :: recvbuf
+  integer :: recvcounts(*)
+  integer :: displs(*)
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Neighbor_allgatherv_init_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, &
+    recvcounts, displs, recvtype, comm, info, request, ierror)
+  import
+  implicit none
+  type(*), dimension(..), asynchronous :: sendbuf
   integer(kind=8) :: sendcount
   type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer(kind=8) :: recvcounts(*)
   integer(kind=8) :: displs(*)
   type(MPI_Datatype) :: recvtype
@@ -4928,49 +4788,49 @@ subroutine MPI_Neighbor_allgatherv_init_c(sendbuf, sendcount, sendtype, recvbuf,
   integer, optional :: ierror
 end subroutine
 end interface
+interface MPI_Neighbor_allgatherv_init_c
+procedure :: MPI_Neighbor_allgatherv_init_f08ts_large
+end interface
 interface MPI_Neighbor_alltoall
-subroutine MPI_Neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
-    ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer :: sendcount
-  type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: recvcount
-  type(MPI_Datatype) :: recvtype
-  type(MPI_Comm) :: comm
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Neighbor_alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+subroutine MPI_Neighbor_alltoall_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
     comm, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
+  type(*), dimension(..) :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  type(*), dimension(..) :: recvbuf
+  integer :: recvcount
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Neighbor_alltoall_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+    recvtype, comm, ierror)
+  import
+  implicit none
+  type(*), dimension(..) :: sendbuf
   integer(kind=8) :: sendcount
   type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..) :: recvbuf
   integer(kind=8) :: recvcount
   type(MPI_Datatype) :: recvtype
   type(MPI_Comm) :: comm
   integer, optional :: ierror
 end subroutine
 end interface
+interface MPI_Neighbor_alltoall_c
+procedure :: MPI_Neighbor_alltoall_f08ts_large
+end interface
 interface MPI_Neighbor_alltoall_init
-subroutine MPI_Neighbor_alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
-    comm, info, request, ierror)
+subroutine MPI_Neighbor_alltoall_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+    recvtype, comm, info, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
+  type(*), dimension(..), asynchronous :: sendbuf
   integer :: sendcount
   type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer :: recvcount
   type(MPI_Datatype) :: recvtype
   type(MPI_Comm) :: comm
@@ -4978,16 +4838,14 @@ subroutine MPI_Neighbor_alltoall_init(sendbuf, sendcount, sendtype, recvbuf, rec
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
-subroutine MPI_Neighbor_alltoall_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
-    comm, info, request, ierror)
+subroutine MPI_Neighbor_alltoall_init_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+    recvtype, comm, info, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
+  type(*), dimension(..), asynchronous :: sendbuf
   integer(kind=8) :: sendcount
   type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer(kind=8) :: recvcount
   type(MPI_Datatype) :: recvtype
   type(MPI_Comm) :: comm
@@ -4996,35 +4854,34 @@ subroutine MPI_Neighbor_alltoall_init_c(sendbuf, sendcount, sendtype, recvbuf, r
   integer, optional :: ierror
 end subroutine
 end interface
+interface MPI_Neighbor_alltoall_init_c
+procedure :: MPI_Neighbor_alltoall_init_f08ts_large
+end interface
 interface MPI_Neighbor_alltoallv
-subroutine MPI_Neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
-    rdispls, recvtype, comm, ierror)
+subroutine MPI_Neighbor_alltoallv_f08ts(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
+    recvcounts, rdispls, recvtype, comm, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
+  type(*), dimension(..) :: sendbuf
   integer :: sendcounts(*)
   integer :: sdispls(*)
   type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..) :: recvbuf
   integer :: recvcounts(*)
   integer :: rdispls(*)
   type(MPI_Datatype) :: recvtype
   type(MPI_Comm) :: comm
   integer, optional :: ierror
 end subroutine
-subroutine MPI_Neighbor_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
-    rdispls, recvtype, comm, ierror)
+subroutine MPI_Neighbor_alltoallv_f08ts_large(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
+    recvcounts, rdispls, recvtype, comm, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
+  type(*), dimension(..) :: sendbuf
   integer(kind=8) :: sendcounts(*)
   integer(kind=8) :: sdispls(*)
   type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..) :: recvbuf
   integer(kind=8) :: recvcounts(*)
   integer(kind=8) :: rdispls(*)
   type(MPI_Datatype) :: recvtype
@@ -5032,37 +4889,36 @@ subroutine MPI_Neighbor_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recv
   integer, optional :: ierror
 end subroutine
 end interface
+interface MPI_Neighbor_alltoallv_c
+procedure :: MPI_Neighbor_alltoallv_f08ts_large
+end interface
 interface MPI_Neighbor_alltoallv_init
-subroutine MPI_Neighbor_alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
-    rdispls, recvtype, comm, info, request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer :: sendcounts(*)
-  integer :: sdispls(*)
-  type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: recvcounts(*)
-  integer :: rdispls(*)
-  type(MPI_Datatype) :: recvtype
-  type(MPI_Comm) :: comm
-  type(MPI_Info) :: info
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Neighbor_alltoallv_init_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
+subroutine MPI_Neighbor_alltoallv_init_f08ts(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
     recvcounts, rdispls, recvtype, comm, info, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
+  type(*), dimension(..), asynchronous :: sendbuf
+  integer :: sendcounts(*)
+  integer :: sdispls(*)
+  type(MPI_Datatype) :: sendtype
+  type(*), dimension(..), asynchronous :: recvbuf
+  integer :: recvcounts(*)
+  integer :: rdispls(*)
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Neighbor_alltoallv_init_f08ts_large(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
+    recvcounts, rdispls, recvtype, comm, info, request, ierror)
+  import
+  implicit none
+  type(*), dimension(..), asynchronous :: sendbuf
   integer(kind=8) :: sendcounts(*)
   integer(kind=8) :: sdispls(*)
   type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer(kind=8) :: recvcounts(*)
   integer(kind=8) :: rdispls(*)
   type(MPI_Datatype) :: recvtype
@@ -5072,54 +4928,54 @@ subroutine MPI_Neighbor_alltoallv_init_c(sendbuf, sendcounts, sdispls, sendtype,
   integer, optional :: ierror
 end subroutine
 end interface
+interface MPI_Neighbor_alltoallv_init_c
+procedure :: MPI_Neighbor_alltoallv_init_f08ts_large
+end interface
 interface MPI_Neighbor_alltoallw
-subroutine MPI_Neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
-    rdispls, recvtypes, comm, ierror)
+subroutine MPI_Neighbor_alltoallw_f08ts(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
+    recvcounts, rdispls, recvtypes, comm, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
+  type(*), dimension(..) :: sendbuf
   integer :: sendcounts(*)
   integer(kind=8) :: sdispls(*)
   type(MPI_Datatype) :: sendtypes(*)
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..) :: recvbuf
   integer :: recvcounts(*)
   integer(kind=8) :: rdispls(*)
   type(MPI_Datatype) :: recvtypes(*)
   type(MPI_Comm) :: comm
   integer, optional :: ierror
 end subroutine
-subroutine MPI_Neighbor_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
-    rdispls, recvtypes, comm, ierror)
+subroutine MPI_Neighbor_alltoallw_f08ts_large(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
+    recvcounts, rdispls, recvtypes, comm, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
+  type(*), dimension(..) :: sendbuf
   integer(kind=8) :: sendcounts(*)
   integer(kind=8) :: sdispls(*)
   type(MPI_Datatype) :: sendtypes(*)
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..) :: recvbuf
   integer(kind=8) :: recvcounts(*)
   integer(kind=8) :: rdispls(*)
   type(MPI_Datatype) :: recvtypes(*)
   type(MPI_Comm) :: comm
   integer, optional :: ierror
 end subroutine
+end interface
+interface MPI_Neighbor_alltoallw_c
+procedure :: MPI_Neighbor_alltoallw_f08ts_large
 end interface
 interface MPI_Neighbor_alltoallw_init
-subroutine MPI_Neighbor_alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
+subroutine MPI_Neighbor_alltoallw_init_f08ts(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
     recvcounts, rdispls, recvtypes, comm, info, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
+  type(*), dimension(..), asynchronous :: sendbuf
   integer :: sendcounts(*)
   integer(kind=8) :: sdispls(*)
   type(MPI_Datatype) :: sendtypes(*)
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer :: recvcounts(*)
   integer(kind=8) :: rdispls(*)
   type(MPI_Datatype) :: recvtypes(*)
@@ -5128,17 +4984,15 @@ subroutine MPI_Neighbor_alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, 
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
-subroutine MPI_Neighbor_alltoallw_init_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
-    recvcounts, rdispls, recvtypes, comm, info, request, ierror)
+subroutine MPI_Neighbor_alltoallw_init_f08ts_large(sendbuf, sendcounts, sdispls, sendtypes, &
+    recvbuf, recvcounts, rdispls, recvtypes, comm, info, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
+  type(*), dimension(..), asynchronous :: sendbuf
   integer(kind=8) :: sendcounts(*)
   integer(kind=8) :: sdispls(*)
   type(MPI_Datatype) :: sendtypes(*)
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer(kind=8) :: recvcounts(*)
   integer(kind=8) :: rdispls(*)
   type(MPI_Datatype) :: recvtypes(*)
@@ -5148,65 +5002,68 @@ subroutine MPI_Neighbor_alltoallw_init_c(sendbuf, sendcounts, sdispls, sendtypes
   integer, optional :: ierror
 end subroutine
 end interface
+interface MPI_Neighbor_alltoallw_init_c
+procedure :: MPI_Neighbor_alltoallw_init_f08ts_large
+end interface
 interface MPI_Pack
-subroutine MPI_Pack(inbuf, incount, datatype, outbuf, outsize, position, comm, ierror)
+subroutine MPI_Pack_f08ts(inbuf, incount, datatype, outbuf, outsize, position, comm, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
-  type(*), dimension(*) :: inbuf
+  type(*), dimension(..) :: inbuf
   integer :: incount
   type(MPI_Datatype) :: datatype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
-  type(*), dimension(*) :: outbuf
+  type(*), dimension(..) :: outbuf
   integer :: outsize
   integer :: position
   type(MPI_Comm) :: comm
   integer, optional :: ierror
 end subroutine
-subroutine MPI_Pack_c(inbuf, incount, datatype, outbuf, outsize, position, comm, ierror)
+subroutine MPI_Pack_f08ts_large(inbuf, incount, datatype, outbuf, outsize, position, comm, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
-  type(*), dimension(*) :: inbuf
+  type(*), dimension(..) :: inbuf
   integer(kind=8) :: incount
   type(MPI_Datatype) :: datatype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
-  type(*), dimension(*) :: outbuf
+  type(*), dimension(..) :: outbuf
   integer(kind=8) :: outsize
   integer(kind=8) :: position
   type(MPI_Comm) :: comm
   integer, optional :: ierror
 end subroutine
 end interface
+interface MPI_Pack_c
+procedure :: MPI_Pack_f08ts_large
+end interface
 interface MPI_Pack_external
-subroutine MPI_Pack_external(datarep, inbuf, incount, datatype, outbuf, outsize, position, ierror)
+subroutine MPI_Pack_external_f08ts(datarep, inbuf, incount, datatype, outbuf, outsize, position, &
+    ierror)
   import
   implicit none
   character(len=*) :: datarep
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
-  type(*), dimension(*) :: inbuf
+  type(*), dimension(..) :: inbuf
   integer :: incount
   type(MPI_Datatype) :: datatype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
-  type(*), dimension(*) :: outbuf
+  type(*), dimension(..) :: outbuf
   integer(kind=8) :: outsize
   integer(kind=8) :: position
   integer, optional :: ierror
 end subroutine
-subroutine MPI_Pack_external_c(datarep, inbuf, incount, datatype, outbuf, outsize, position, ierror)
+subroutine MPI_Pack_external_f08ts_large(datarep, inbuf, incount, datatype, outbuf, outsize, &
+    position, ierror)
   import
   implicit none
   character(len=*) :: datarep
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
-  type(*), dimension(*) :: inbuf
+  type(*), dimension(..) :: inbuf
   integer(kind=8) :: incount
   type(MPI_Datatype) :: datatype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
-  type(*), dimension(*) :: outbuf
+  type(*), dimension(..) :: outbuf
   integer(kind=8) :: outsize
   integer(kind=8) :: position
   integer, optional :: ierror
 end subroutine
+end interface
+interface MPI_Pack_external_c
+procedure :: MPI_Pack_external_f08ts_large
 end interface
 interface MPI_Pack_external_size
 subroutine MPI_Pack_external_size(datarep, incount, datatype, size, ierror)
@@ -5249,12 +5106,11 @@ subroutine MPI_Pack_size_c(incount, datatype, comm, size, ierror)
 end subroutine
 end interface
 interface MPI_Put
-subroutine MPI_Put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+subroutine MPI_Put_f08ts(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
     target_count, target_datatype, win, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-  type(*), dimension(*) :: origin_addr
+  type(*), dimension(..), asynchronous :: origin_addr
   integer :: origin_count
   type(MPI_Datatype) :: origin_datatype
   integer :: target_rank
@@ -5264,12 +5120,11 @@ subroutine MPI_Put(origin_addr, origin_count, origin_datatype, target_rank, targ
   type(MPI_Win) :: win
   integer, optional :: ierror
 end subroutine
-subroutine MPI_Put_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
-    target_count, target_datatype, win, ierror)
+subroutine MPI_Put_f08ts_large(origin_addr, origin_count, origin_datatype, target_rank, &
+    target_disp, target_count, target_datatype, win, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-  type(*), dimension(*) :: origin_addr
+  type(*), dimension(..), asynchronous :: origin_addr
   integer(kind=8) :: origin_count
   type(MPI_Datatype) :: origin_datatype
   integer :: target_rank
@@ -5279,14 +5134,16 @@ subroutine MPI_Put_c(origin_addr, origin_count, origin_datatype, target_rank, ta
   type(MPI_Win) :: win
   integer, optional :: ierror
 end subroutine
+end interface
+interface MPI_Put_c
+procedure :: MPI_Put_f08ts_large
 end interface
 interface MPI_Raccumulate
-subroutine MPI_Raccumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
-    target_count, target_datatype, op, win, request, ierror)
+subroutine MPI_Raccumulate_f08ts(origin_addr, origin_count, origin_datatype, target_rank, &
+    target_disp, target_count, target_datatype, op, win, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-  type(*), dimension(*) :: origin_addr
+  type(*), dimension(..), asynchronous :: origin_addr
   integer :: origin_count
   type(MPI_Datatype) :: origin_datatype
   integer :: target_rank
@@ -5298,12 +5155,11 @@ subroutine MPI_Raccumulate(origin_addr, origin_count, origin_datatype, target_ra
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
-subroutine MPI_Raccumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
-    target_count, target_datatype, op, win, request, ierror)
+subroutine MPI_Raccumulate_f08ts_large(origin_addr, origin_count, origin_datatype, target_rank, &
+    target_disp, target_count, target_datatype, op, win, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-  type(*), dimension(*) :: origin_addr
+  type(*), dimension(..), asynchronous :: origin_addr
   integer(kind=8) :: origin_count
   type(MPI_Datatype) :: origin_datatype
   integer :: target_rank
@@ -5315,13 +5171,15 @@ subroutine MPI_Raccumulate_c(origin_addr, origin_count, origin_datatype, target_
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
+end interface
+interface MPI_Raccumulate_c
+procedure :: MPI_Raccumulate_f08ts_large
 end interface
 interface MPI_Recv
-subroutine MPI_Recv(buf, count, datatype, source, tag, comm, status, ierror)
+subroutine MPI_Recv_f08ts(buf, count, datatype, source, tag, comm, status, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(..) :: buf
   integer :: count
   type(MPI_Datatype) :: datatype
   integer :: source
@@ -5330,11 +5188,10 @@ subroutine MPI_Recv(buf, count, datatype, source, tag, comm, status, ierror)
   type(MPI_Status) :: status
   integer, optional :: ierror
 end subroutine
-subroutine MPI_Recv_c(buf, count, datatype, source, tag, comm, status, ierror)
+subroutine MPI_Recv_f08ts_large(buf, count, datatype, source, tag, comm, status, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(..) :: buf
   integer(kind=8) :: count
   type(MPI_Datatype) :: datatype
   integer :: source
@@ -5343,13 +5200,15 @@ subroutine MPI_Recv_c(buf, count, datatype, source, tag, comm, status, ierror)
   type(MPI_Status) :: status
   integer, optional :: ierror
 end subroutine
+end interface
+interface MPI_Recv_c
+procedure :: MPI_Recv_f08ts_large
 end interface
 interface MPI_Recv_init
-subroutine MPI_Recv_init(buf, count, datatype, source, tag, comm, request, ierror)
+subroutine MPI_Recv_init_f08ts(buf, count, datatype, source, tag, comm, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(..), asynchronous :: buf
   integer :: count
   type(MPI_Datatype) :: datatype
   integer :: source
@@ -5358,11 +5217,10 @@ subroutine MPI_Recv_init(buf, count, datatype, source, tag, comm, request, ierro
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
-subroutine MPI_Recv_init_c(buf, count, datatype, source, tag, comm, request, ierror)
+subroutine MPI_Recv_init_f08ts_large(buf, count, datatype, source, tag, comm, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(..), asynchronous :: buf
   integer(kind=8) :: count
   type(MPI_Datatype) :: datatype
   integer :: source
@@ -5371,15 +5229,16 @@ subroutine MPI_Recv_init_c(buf, count, datatype, source, tag, comm, request, ier
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
+end interface
+interface MPI_Recv_init_c
+procedure :: MPI_Recv_init_f08ts_large
 end interface
 interface MPI_Reduce
-subroutine MPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm, ierror)
+subroutine MPI_Reduce_f08ts(sendbuf, recvbuf, count, datatype, op, root, comm, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..) :: sendbuf
+  type(*), dimension(..) :: recvbuf
   integer :: count
   type(MPI_Datatype) :: datatype
   type(MPI_Op) :: op
@@ -5387,13 +5246,11 @@ subroutine MPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm, ierror)
   type(MPI_Comm) :: comm
   integer, optional :: ierror
 end subroutine
-subroutine MPI_Reduce_c(sendbuf, recvbuf, count, datatype, op, root, comm, ierror)
+subroutine MPI_Reduce_f08ts_large(sendbuf, recvbuf, count, datatype, op, root, comm, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..) :: sendbuf
+  type(*), dimension(..) :: recvbuf
   integer(kind=8) :: count
   type(MPI_Datatype) :: datatype
   type(MPI_Op) :: op
@@ -5401,15 +5258,17 @@ subroutine MPI_Reduce_c(sendbuf, recvbuf, count, datatype, op, root, comm, ierro
   type(MPI_Comm) :: comm
   integer, optional :: ierror
 end subroutine
+end interface
+interface MPI_Reduce_c
+procedure :: MPI_Reduce_f08ts_large
 end interface
 interface MPI_Reduce_init
-subroutine MPI_Reduce_init(sendbuf, recvbuf, count, datatype, op, root, comm, info, request, ierror)
+subroutine MPI_Reduce_init_f08ts(sendbuf, recvbuf, count, datatype, op, root, comm, info, request, &
+    ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: sendbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer :: count
   type(MPI_Datatype) :: datatype
   type(MPI_Op) :: op
@@ -5419,14 +5278,12 @@ subroutine MPI_Reduce_init(sendbuf, recvbuf, count, datatype, op, root, comm, in
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
-subroutine MPI_Reduce_init_c(sendbuf, recvbuf, count, datatype, op, root, comm, info, request, &
-    ierror)
+subroutine MPI_Reduce_init_f08ts_large(sendbuf, recvbuf, count, datatype, op, root, comm, info, &
+    request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: sendbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer(kind=8) :: count
   type(MPI_Datatype) :: datatype
   type(MPI_Op) :: op
@@ -5436,54 +5293,52 @@ subroutine MPI_Reduce_init_c(sendbuf, recvbuf, count, datatype, op, root, comm, 
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
+end interface
+interface MPI_Reduce_init_c
+procedure :: MPI_Reduce_init_f08ts_large
 end interface
 interface MPI_Reduce_local
-subroutine MPI_Reduce_local(inbuf, inoutbuf, count, datatype, op, ierror)
+subroutine MPI_Reduce_local_f08ts(inbuf, inoutbuf, count, datatype, op, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
-  type(*), dimension(*) :: inbuf
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: inoutbuf
-  type(*), dimension(*) :: inoutbuf
+  type(*), dimension(..) :: inbuf
+  type(*), dimension(..) :: inoutbuf
   integer :: count
   type(MPI_Datatype) :: datatype
   type(MPI_Op) :: op
   integer, optional :: ierror
 end subroutine
-subroutine MPI_Reduce_local_c(inbuf, inoutbuf, count, datatype, op, ierror)
+subroutine MPI_Reduce_local_f08ts_large(inbuf, inoutbuf, count, datatype, op, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
-  type(*), dimension(*) :: inbuf
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: inoutbuf
-  type(*), dimension(*) :: inoutbuf
+  type(*), dimension(..) :: inbuf
+  type(*), dimension(..) :: inoutbuf
   integer(kind=8) :: count
   type(MPI_Datatype) :: datatype
   type(MPI_Op) :: op
   integer, optional :: ierror
 end subroutine
 end interface
+interface MPI_Reduce_local_c
+procedure :: MPI_Reduce_local_f08ts_large
+end interface
 interface MPI_Reduce_scatter
-subroutine MPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, ierror)
+subroutine MPI_Reduce_scatter_f08ts(sendbuf, recvbuf, recvcounts, datatype, op, comm, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..) :: sendbuf
+  type(*), dimension(..) :: recvbuf
   integer :: recvcounts(*)
   type(MPI_Datatype) :: datatype
   type(MPI_Op) :: op
   type(MPI_Comm) :: comm
   integer, optional :: ierror
 end subroutine
-subroutine MPI_Reduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, ierror)
+subroutine MPI_Reduce_scatter_f08ts_large(sendbuf, recvbuf, recvcounts, datatype, op, comm, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..) :: sendbuf
+  type(*), dimension(..) :: recvbuf
   integer(kind=8) :: recvcounts(*)
   type(MPI_Datatype) :: datatype
   type(MPI_Op) :: op
@@ -5491,77 +5346,77 @@ subroutine MPI_Reduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm
   integer, optional :: ierror
 end subroutine
 end interface
+interface MPI_Reduce_scatter_c
+procedure :: MPI_Reduce_scatter_f08ts_large
+end interface
 interface MPI_Reduce_scatter_block
-subroutine MPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, ierror)
+subroutine MPI_Reduce_scatter_block_f08ts(sendbuf, recvbuf, recvcount, datatype, op, comm, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..) :: sendbuf
+  type(*), dimension(..) :: recvbuf
   integer :: recvcount
   type(MPI_Datatype) :: datatype
   type(MPI_Op) :: op
   type(MPI_Comm) :: comm
   integer, optional :: ierror
 end subroutine
-subroutine MPI_Reduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer(kind=8) :: recvcount
-  type(MPI_Datatype) :: datatype
-  type(MPI_Op) :: op
-  type(MPI_Comm) :: comm
-  integer, optional :: ierror
-end subroutine
-end interface
-interface MPI_Reduce_scatter_block_init
-subroutine MPI_Reduce_scatter_block_init(sendbuf, recvbuf, recvcount, datatype, op, comm, info, &
-    request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: recvcount
-  type(MPI_Datatype) :: datatype
-  type(MPI_Op) :: op
-  type(MPI_Comm) :: comm
-  type(MPI_Info) :: info
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Reduce_scatter_block_init_c(sendbuf, recvbuf, recvcount, datatype, op, comm, info, &
-    request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer(kind=8) :: recvcount
-  type(MPI_Datatype) :: datatype
-  type(MPI_Op) :: op
-  type(MPI_Comm) :: comm
-  type(MPI_Info) :: info
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-end interface
-interface MPI_Reduce_scatter_init
-subroutine MPI_Reduce_scatter_init(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request, &
+subroutine MPI_Reduce_scatter_block_f08ts_large(sendbuf, recvbuf, recvcount, datatype, op, comm, &
     ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..) :: sendbuf
+  type(*), dimension(..) :: recvbuf
+  integer(kind=8) :: recvcount
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Reduce_scatter_block_c
+procedure :: MPI_Reduce_scatter_block_f08ts_large
+end interface
+interface MPI_Reduce_scatter_block_init
+subroutine MPI_Reduce_scatter_block_init_f08ts(sendbuf, recvbuf, recvcount, datatype, op, comm, &
+    info, request, ierror)
+  import
+  implicit none
+  type(*), dimension(..), asynchronous :: sendbuf
+  type(*), dimension(..), asynchronous :: recvbuf
+  integer :: recvcount
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Reduce_scatter_block_init_f08ts_large(sendbuf, recvbuf, recvcount, datatype, op, &
+    comm, info, request, ierror)
+  import
+  implicit none
+  type(*), dimension(..), asynchronous :: sendbuf
+  type(*), dimension(..), asynchronous :: recvbuf
+  integer(kind=8) :: recvcount
+  type(MPI_Datatype) :: datatype
+  type(MPI_Op) :: op
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Reduce_scatter_block_init_c
+procedure :: MPI_Reduce_scatter_block_init_f08ts_large
+end interface
+interface MPI_Reduce_scatter_init
+subroutine MPI_Reduce_scatter_init_f08ts(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, &
+    request, ierror)
+  import
+  implicit none
+  type(*), dimension(..), asynchronous :: sendbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer :: recvcounts(*)
   type(MPI_Datatype) :: datatype
   type(MPI_Op) :: op
@@ -5570,14 +5425,12 @@ subroutine MPI_Reduce_scatter_init(sendbuf, recvbuf, recvcounts, datatype, op, c
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
-subroutine MPI_Reduce_scatter_init_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, &
-    request, ierror)
+subroutine MPI_Reduce_scatter_init_f08ts_large(sendbuf, recvbuf, recvcounts, datatype, op, comm, &
+    info, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: sendbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer(kind=8) :: recvcounts(*)
   type(MPI_Datatype) :: datatype
   type(MPI_Op) :: op
@@ -5587,13 +5440,15 @@ subroutine MPI_Reduce_scatter_init_c(sendbuf, recvbuf, recvcounts, datatype, op,
   integer, optional :: ierror
 end subroutine
 end interface
+interface MPI_Reduce_scatter_init_c
+procedure :: MPI_Reduce_scatter_init_f08ts_large
+end interface
 interface MPI_Rget
-subroutine MPI_Rget(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+subroutine MPI_Rget_f08ts(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
     target_count, target_datatype, win, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-  type(*), dimension(*) :: origin_addr
+  type(*), dimension(..), asynchronous :: origin_addr
   integer :: origin_count
   type(MPI_Datatype) :: origin_datatype
   integer :: target_rank
@@ -5604,12 +5459,11 @@ subroutine MPI_Rget(origin_addr, origin_count, origin_datatype, target_rank, tar
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
-subroutine MPI_Rget_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
-    target_count, target_datatype, win, request, ierror)
+subroutine MPI_Rget_f08ts_large(origin_addr, origin_count, origin_datatype, target_rank, &
+    target_disp, target_count, target_datatype, win, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-  type(*), dimension(*) :: origin_addr
+  type(*), dimension(..), asynchronous :: origin_addr
   integer(kind=8) :: origin_count
   type(MPI_Datatype) :: origin_datatype
   integer :: target_rank
@@ -5621,18 +5475,19 @@ subroutine MPI_Rget_c(origin_addr, origin_count, origin_datatype, target_rank, t
   integer, optional :: ierror
 end subroutine
 end interface
+interface MPI_Rget_c
+procedure :: MPI_Rget_f08ts_large
+end interface
 interface MPI_Rget_accumulate
-subroutine MPI_Rget_accumulate(origin_addr, origin_count, origin_datatype, result_addr, &
+subroutine MPI_Rget_accumulate_f08ts(origin_addr, origin_count, origin_datatype, result_addr, &
     result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, &
     win, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-  type(*), dimension(*) :: origin_addr
+  type(*), dimension(..), asynchronous :: origin_addr
   integer :: origin_count
   type(MPI_Datatype) :: origin_datatype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
-  type(*), dimension(*) :: result_addr
+  type(*), dimension(..), asynchronous :: result_addr
   integer :: result_count
   type(MPI_Datatype) :: result_datatype
   integer :: target_rank
@@ -5644,17 +5499,15 @@ subroutine MPI_Rget_accumulate(origin_addr, origin_count, origin_datatype, resul
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
-subroutine MPI_Rget_accumulate_c(origin_addr, origin_count, origin_datatype, result_addr, &
+subroutine MPI_Rget_accumulate_f08ts_large(origin_addr, origin_count, origin_datatype, result_addr, &
     result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, &
     win, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-  type(*), dimension(*) :: origin_addr
+  type(*), dimension(..), asynchronous :: origin_addr
   integer(kind=8) :: origin_count
   type(MPI_Datatype) :: origin_datatype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
-  type(*), dimension(*) :: result_addr
+  type(*), dimension(..), asynchronous :: result_addr
   integer(kind=8) :: result_count
   type(MPI_Datatype) :: result_datatype
   integer :: target_rank
@@ -5667,13 +5520,15 @@ subroutine MPI_Rget_accumulate_c(origin_addr, origin_count, origin_datatype, res
   integer, optional :: ierror
 end subroutine
 end interface
+interface MPI_Rget_accumulate_c
+procedure :: MPI_Rget_accumulate_f08ts_large
+end interface
 interface MPI_Rput
-subroutine MPI_Rput(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+subroutine MPI_Rput_f08ts(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
     target_count, target_datatype, win, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-  type(*), dimension(*) :: origin_addr
+  type(*), dimension(..), asynchronous :: origin_addr
   integer :: origin_count
   type(MPI_Datatype) :: origin_datatype
   integer :: target_rank
@@ -5684,12 +5539,11 @@ subroutine MPI_Rput(origin_addr, origin_count, origin_datatype, target_rank, tar
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
-subroutine MPI_Rput_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
-    target_count, target_datatype, win, request, ierror)
+subroutine MPI_Rput_f08ts_large(origin_addr, origin_count, origin_datatype, target_rank, &
+    target_disp, target_count, target_datatype, win, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-  type(*), dimension(*) :: origin_addr
+  type(*), dimension(..), asynchronous :: origin_addr
   integer(kind=8) :: origin_count
   type(MPI_Datatype) :: origin_datatype
   integer :: target_rank
@@ -5701,12 +5555,14 @@ subroutine MPI_Rput_c(origin_addr, origin_count, origin_datatype, target_rank, t
   integer, optional :: ierror
 end subroutine
 end interface
+interface MPI_Rput_c
+procedure :: MPI_Rput_f08ts_large
+end interface
 interface MPI_Rsend
-subroutine MPI_Rsend(buf, count, datatype, dest, tag, comm, ierror)
+subroutine MPI_Rsend_f08ts(buf, count, datatype, dest, tag, comm, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(..) :: buf
   integer :: count
   type(MPI_Datatype) :: datatype
   integer :: dest
@@ -5714,11 +5570,10 @@ subroutine MPI_Rsend(buf, count, datatype, dest, tag, comm, ierror)
   type(MPI_Comm) :: comm
   integer, optional :: ierror
 end subroutine
-subroutine MPI_Rsend_c(buf, count, datatype, dest, tag, comm, ierror)
+subroutine MPI_Rsend_f08ts_large(buf, count, datatype, dest, tag, comm, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(..) :: buf
   integer(kind=8) :: count
   type(MPI_Datatype) :: datatype
   integer :: dest
@@ -5726,13 +5581,15 @@ subroutine MPI_Rsend_c(buf, count, datatype, dest, tag, comm, ierror)
   type(MPI_Comm) :: comm
   integer, optional :: ierror
 end subroutine
+end interface
+interface MPI_Rsend_c
+procedure :: MPI_Rsend_f08ts_large
 end interface
 interface MPI_Rsend_init
-subroutine MPI_Rsend_init(buf, count, datatype, dest, tag, comm, request, ierror)
+subroutine MPI_Rsend_init_f08ts(buf, count, datatype, dest, tag, comm, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(..), asynchronous :: buf
   integer :: count
   type(MPI_Datatype) :: datatype
   integer :: dest
@@ -5741,11 +5598,10 @@ subroutine MPI_Rsend_init(buf, count, datatype, dest, tag, comm, request, ierror
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
-subroutine MPI_Rsend_init_c(buf, count, datatype, dest, tag, comm, request, ierror)
+subroutine MPI_Rsend_init_f08ts_large(buf, count, datatype, dest, tag, comm, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(..), asynchronous :: buf
   integer(kind=8) :: count
   type(MPI_Datatype) :: datatype
   integer :: dest
@@ -5754,43 +5610,43 @@ subroutine MPI_Rsend_init_c(buf, count, datatype, dest, tag, comm, request, ierr
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
+end interface
+interface MPI_Rsend_init_c
+procedure :: MPI_Rsend_init_f08ts_large
 end interface
 interface MPI_Scan
-subroutine MPI_Scan(sendbuf, recvbuf, count, datatype, op, comm, ierror)
+subroutine MPI_Scan_f08ts(sendbuf, recvbuf, count, datatype, op, comm, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..) :: sendbuf
+  type(*), dimension(..) :: recvbuf
   integer :: count
   type(MPI_Datatype) :: datatype
   type(MPI_Op) :: op
   type(MPI_Comm) :: comm
   integer, optional :: ierror
 end subroutine
-subroutine MPI_Scan_c(sendbuf, recvbuf, count, datatype, op, comm, ierror)
+subroutine MPI_Scan_f08ts_large(sendbuf, recvbuf, count, datatype, op, comm, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..) :: sendbuf
+  type(*), dimension(..) :: recvbuf
   integer(kind=8) :: count
   type(MPI_Datatype) :: datatype
   type(MPI_Op) :: op
   type(MPI_Comm) :: comm
   integer, optional :: ierror
 end subroutine
+end interface
+interface MPI_Scan_c
+procedure :: MPI_Scan_f08ts_large
 end interface
 interface MPI_Scan_init
-subroutine MPI_Scan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
+subroutine MPI_Scan_init_f08ts(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: sendbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer :: count
   type(MPI_Datatype) :: datatype
   type(MPI_Op) :: op
@@ -5799,13 +5655,12 @@ subroutine MPI_Scan_init(sendbuf, recvbuf, count, datatype, op, comm, info, requ
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
-subroutine MPI_Scan_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
+subroutine MPI_Scan_init_f08ts_large(sendbuf, recvbuf, count, datatype, op, comm, info, request, &
+    ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: sendbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer(kind=8) :: count
   type(MPI_Datatype) :: datatype
   type(MPI_Op) :: op
@@ -5815,107 +5670,32 @@ subroutine MPI_Scan_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, re
   integer, optional :: ierror
 end subroutine
 end interface
+interface MPI_Scan_init_c
+procedure :: MPI_Scan_init_f08ts_large
+end interface
 interface MPI_Scatter
-subroutine MPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
-    ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer :: sendcount
-  type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: recvcount
-  type(MPI_Datatype) :: recvtype
-  integer :: root
-  type(MPI_Comm) :: comm
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Scatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
-    ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer(kind=8) :: sendcount
-  type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer(kind=8) :: recvcount
-  type(MPI_Datatype) :: recvtype
-  integer :: root
-  type(MPI_Comm) :: comm
-  integer, optional :: ierror
-end subroutine
-end interface
-interface MPI_Scatter_init
-subroutine MPI_Scatter_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
-    info, request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer :: sendcount
-  type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: recvcount
-  type(MPI_Datatype) :: recvtype
-  integer :: root
-  type(MPI_Comm) :: comm
-  type(MPI_Info) :: info
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Scatter_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &
-    comm, info, request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer(kind=8) :: sendcount
-  type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer(kind=8) :: recvcount
-  type(MPI_Datatype) :: recvtype
-  integer :: root
-  type(MPI_Comm) :: comm
-  type(MPI_Info) :: info
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-end interface
-interface MPI_Scatterv
-subroutine MPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, &
+subroutine MPI_Scatter_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &
     comm, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer :: sendcounts(*)
-  integer :: displs(*)
+  type(*), dimension(..) :: sendbuf
+  integer :: sendcount
   type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..) :: recvbuf
   integer :: recvcount
   type(MPI_Datatype) :: recvtype
   integer :: root
   type(MPI_Comm) :: comm
   integer, optional :: ierror
 end subroutine
-subroutine MPI_Scatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, &
+subroutine MPI_Scatter_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
     root, comm, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer(kind=8) :: sendcounts(*)
-  integer(kind=8) :: displs(*)
+  type(*), dimension(..) :: sendbuf
+  integer(kind=8) :: sendcount
   type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..) :: recvbuf
   integer(kind=8) :: recvcount
   type(MPI_Datatype) :: recvtype
   integer :: root
@@ -5923,18 +5703,18 @@ subroutine MPI_Scatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvco
   integer, optional :: ierror
 end subroutine
 end interface
-interface MPI_Scatterv_init
-subroutine MPI_Scatterv_init(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, &
-    root, comm, info, request, ierror)
+interface MPI_Scatter_c
+procedure :: MPI_Scatter_f08ts_large
+end interface
+interface MPI_Scatter_init
+subroutine MPI_Scatter_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &
+    comm, info, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer :: sendcounts(*)
-  integer :: displs(*)
+  type(*), dimension(..), asynchronous :: sendbuf
+  integer :: sendcount
   type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer :: recvcount
   type(MPI_Datatype) :: recvtype
   integer :: root
@@ -5943,17 +5723,14 @@ subroutine MPI_Scatterv_init(sendbuf, sendcounts, displs, sendtype, recvbuf, rec
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
-subroutine MPI_Scatterv_init_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, &
+subroutine MPI_Scatter_init_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
     root, comm, info, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer(kind=8) :: sendcounts(*)
-  integer(kind=8) :: displs(*)
+  type(*), dimension(..), asynchronous :: sendbuf
+  integer(kind=8) :: sendcount
   type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer(kind=8) :: recvcount
   type(MPI_Datatype) :: recvtype
   integer :: root
@@ -5963,12 +5740,88 @@ subroutine MPI_Scatterv_init_c(sendbuf, sendcounts, displs, sendtype, recvbuf, r
   integer, optional :: ierror
 end subroutine
 end interface
-interface MPI_Send
-subroutine MPI_Send(buf, count, datatype, dest, tag, comm, ierror)
+interface MPI_Scatter_init_c
+procedure :: MPI_Scatter_init_f08ts_large
+end interface
+interface MPI_Scatterv
+subroutine MPI_Scatterv_f08ts(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, &
+    root, comm, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(..) :: sendbuf
+  integer :: sendcounts(*)
+  integer :: displs(*)
+  type(MPI_Datatype) :: sendtype
+  type(*), dimension(..) :: recvbuf
+  integer :: recvcount
+  type(MPI_Datatype) :: recvtype
+  integer :: root
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Scatterv_f08ts_large(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, &
+    recvtype, root, comm, ierror)
+  import
+  implicit none
+  type(*), dimension(..) :: sendbuf
+  integer(kind=8) :: sendcounts(*)
+  integer(kind=8) :: displs(*)
+  type(MPI_Datatype) :: sendtype
+  type(*), dimension(..) :: recvbuf
+  integer(kind=8) :: recvcount
+  type(MPI_Datatype) :: recvtype
+  integer :: root
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Scatterv_c
+procedure :: MPI_Scatterv_f08ts_large
+end interface
+interface MPI_Scatterv_init
+subroutine MPI_Scatterv_init_f08ts(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, &
+    recvtype, root, comm, info, request, ierror)
+  import
+  implicit none
+  type(*), dimension(..), asynchronous :: sendbuf
+  integer :: sendcounts(*)
+  integer :: displs(*)
+  type(MPI_Datatype) :: sendtype
+  type(*), dimension(..), asynchronous :: recvbuf
+  integer :: recvcount
+  type(MPI_Datatype) :: recvtype
+  integer :: root
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Scatterv_init_f08ts_large(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, &
+    recvtype, root, comm, info, request, ierror)
+  import
+  implicit none
+  type(*), dimension(..), asynchronous :: sendbuf
+  integer(kind=8) :: sendcounts(*)
+  integer(kind=8) :: displs(*)
+  type(MPI_Datatype) :: sendtype
+  type(*), dimension(..), asynchronous :: recvbuf
+  integer(kind=8) :: recvcount
+  type(MPI_Datatype) :: recvtype
+  integer :: root
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Scatterv_init_c
+procedure :: MPI_Scatterv_init_f08ts_large
+end interface
+interface MPI_Send
+subroutine MPI_Send_f08ts(buf, count, datatype, dest, tag, comm, ierror)
+  import
+  implicit none
+  type(*), dimension(..) :: buf
   integer :: count
   type(MPI_Datatype) :: datatype
   integer :: dest
@@ -5976,11 +5829,10 @@ subroutine MPI_Send(buf, count, datatype, dest, tag, comm, ierror)
   type(MPI_Comm) :: comm
   integer, optional :: ierror
 end subroutine
-subroutine MPI_Send_c(buf, count, datatype, dest, tag, comm, ierror)
+subroutine MPI_Send_f08ts_large(buf, count, datatype, dest, tag, comm, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(..) :: buf
   integer(kind=8) :: count
   type(MPI_Datatype) :: datatype
   integer :: dest
@@ -5988,13 +5840,15 @@ subroutine MPI_Send_c(buf, count, datatype, dest, tag, comm, ierror)
   type(MPI_Comm) :: comm
   integer, optional :: ierror
 end subroutine
+end interface
+interface MPI_Send_c
+procedure :: MPI_Send_f08ts_large
 end interface
 interface MPI_Send_init
-subroutine MPI_Send_init(buf, count, datatype, dest, tag, comm, request, ierror)
+subroutine MPI_Send_init_f08ts(buf, count, datatype, dest, tag, comm, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(..), asynchronous :: buf
   integer :: count
   type(MPI_Datatype) :: datatype
   integer :: dest
@@ -6003,11 +5857,10 @@ subroutine MPI_Send_init(buf, count, datatype, dest, tag, comm, request, ierror)
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
-subroutine MPI_Send_init_c(buf, count, datatype, dest, tag, comm, request, ierror)
+subroutine MPI_Send_init_f08ts_large(buf, count, datatype, dest, tag, comm, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(..), asynchronous :: buf
   integer(kind=8) :: count
   type(MPI_Datatype) :: datatype
   integer :: dest
@@ -6017,19 +5870,20 @@ subroutine MPI_Send_init_c(buf, count, datatype, dest, tag, comm, request, ierro
   integer, optional :: ierror
 end subroutine
 end interface
+interface MPI_Send_init_c
+procedure :: MPI_Send_init_f08ts_large
+end interface
 interface MPI_Sendrecv
-subroutine MPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, &
-    source, recvtag, comm, status, ierror)
+subroutine MPI_Sendrecv_f08ts(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, &
+    recvtype, source, recvtag, comm, status, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
+  type(*), dimension(..) :: sendbuf
   integer :: sendcount
   type(MPI_Datatype) :: sendtype
   integer :: dest
   integer :: sendtag
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..) :: recvbuf
   integer :: recvcount
   type(MPI_Datatype) :: recvtype
   integer :: source
@@ -6038,18 +5892,16 @@ subroutine MPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, re
   type(MPI_Status) :: status
   integer, optional :: ierror
 end subroutine
-subroutine MPI_Sendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, &
-    recvtype, source, recvtag, comm, status, ierror)
+subroutine MPI_Sendrecv_f08ts_large(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, &
+    recvcount, recvtype, source, recvtag, comm, status, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
+  type(*), dimension(..) :: sendbuf
   integer(kind=8) :: sendcount
   type(MPI_Datatype) :: sendtype
   integer :: dest
   integer :: sendtag
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..) :: recvbuf
   integer(kind=8) :: recvcount
   type(MPI_Datatype) :: recvtype
   integer :: source
@@ -6059,29 +5911,30 @@ subroutine MPI_Sendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, 
   integer, optional :: ierror
 end subroutine
 end interface
+interface MPI_Sendrecv_c
+procedure :: MPI_Sendrecv_f08ts_large
+end interface
 interface MPI_Sendrecv_replace
-subroutine MPI_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, status, &
-    ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
-  integer :: count
-  type(MPI_Datatype) :: datatype
-  integer :: dest
-  integer :: sendtag
-  integer :: source
-  integer :: recvtag
-  type(MPI_Comm) :: comm
-  type(MPI_Status) :: status
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Sendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, &
+subroutine MPI_Sendrecv_replace_f08ts(buf, count, datatype, dest, sendtag, source, recvtag, comm, &
     status, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(..) :: buf
+  integer :: count
+  type(MPI_Datatype) :: datatype
+  integer :: dest
+  integer :: sendtag
+  integer :: source
+  integer :: recvtag
+  type(MPI_Comm) :: comm
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Sendrecv_replace_f08ts_large(buf, count, datatype, dest, sendtag, source, recvtag, &
+    comm, status, ierror)
+  import
+  implicit none
+  type(*), dimension(..) :: buf
   integer(kind=8) :: count
   type(MPI_Datatype) :: datatype
   integer :: dest
@@ -6093,12 +5946,14 @@ subroutine MPI_Sendrecv_replace_c(buf, count, datatype, dest, sendtag, source, r
   integer, optional :: ierror
 end subroutine
 end interface
+interface MPI_Sendrecv_replace_c
+procedure :: MPI_Sendrecv_replace_f08ts_large
+end interface
 interface MPI_Ssend
-subroutine MPI_Ssend(buf, count, datatype, dest, tag, comm, ierror)
+subroutine MPI_Ssend_f08ts(buf, count, datatype, dest, tag, comm, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(..) :: buf
   integer :: count
   type(MPI_Datatype) :: datatype
   integer :: dest
@@ -6106,11 +5961,10 @@ subroutine MPI_Ssend(buf, count, datatype, dest, tag, comm, ierror)
   type(MPI_Comm) :: comm
   integer, optional :: ierror
 end subroutine
-subroutine MPI_Ssend_c(buf, count, datatype, dest, tag, comm, ierror)
+subroutine MPI_Ssend_f08ts_large(buf, count, datatype, dest, tag, comm, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(..) :: buf
   integer(kind=8) :: count
   type(MPI_Datatype) :: datatype
   integer :: dest
@@ -6119,12 +5973,14 @@ subroutine MPI_Ssend_c(buf, count, datatype, dest, tag, comm, ierror)
   integer, optional :: ierror
 end subroutine
 end interface
+interface MPI_Ssend_c
+procedure :: MPI_Ssend_f08ts_large
+end interface
 interface MPI_Ssend_init
-subroutine MPI_Ssend_init(buf, count, datatype, dest, tag, comm, request, ierror)
+subroutine MPI_Ssend_init_f08ts(buf, count, datatype, dest, tag, comm, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(..), asynchronous :: buf
   integer :: count
   type(MPI_Datatype) :: datatype
   integer :: dest
@@ -6133,11 +5989,10 @@ subroutine MPI_Ssend_init(buf, count, datatype, dest, tag, comm, request, ierror
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
-subroutine MPI_Ssend_init_c(buf, count, datatype, dest, tag, comm, request, ierror)
+subroutine MPI_Ssend_init_f08ts_large(buf, count, datatype, dest, tag, comm, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(..), asynchronous :: buf
   integer(kind=8) :: count
   type(MPI_Datatype) :: datatype
   integer :: dest
@@ -6146,6 +6001,9 @@ subroutine MPI_Ssend_init_c(buf, count, datatype, dest, tag, comm, request, ierr
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
+end interface
+interface MPI_Ssend_init_c
+procedure :: MPI_Ssend_init_f08ts_large
 end interface
 interface MPI_Type_contiguous
 subroutine MPI_Type_contiguous(count, oldtype, newtype, ierror)
@@ -6464,65 +6322,64 @@ subroutine MPI_Type_vector_c(count, blocklength, stride, oldtype, newtype, ierro
 end subroutine
 end interface
 interface MPI_Unpack
-subroutine MPI_Unpack(inbuf, insize, position, outbuf, outcount, datatype, comm, ierror)
+subroutine MPI_Unpack_f08ts(inbuf, insize, position, outbuf, outcount, datatype, comm, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
-  type(*), dimension(*) :: inbuf
+  type(*), dimension(..) :: inbuf
   integer :: insize
   integer :: position
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
-  type(*), dimension(*) :: outbuf
+  type(*), dimension(..) :: outbuf
   integer :: outcount
   type(MPI_Datatype) :: datatype
   type(MPI_Comm) :: comm
   integer, optional :: ierror
 end subroutine
-subroutine MPI_Unpack_c(inbuf, insize, position, outbuf, outcount, datatype, comm, ierror)
+subroutine MPI_Unpack_f08ts_large(inbuf, insize, position, outbuf, outcount, datatype, comm, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
-  type(*), dimension(*) :: inbuf
+  type(*), dimension(..) :: inbuf
   integer(kind=8) :: insize
   integer(kind=8) :: position
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
-  type(*), dimension(*) :: outbuf
+  type(*), dimension(..) :: outbuf
   integer(kind=8) :: outcount
   type(MPI_Datatype) :: datatype
   type(MPI_Comm) :: comm
   integer, optional :: ierror
 end subroutine
 end interface
+interface MPI_Unpack_c
+procedure :: MPI_Unpack_f08ts_large
+end interface
 interface MPI_Unpack_external
-subroutine MPI_Unpack_external(datarep, inbuf, insize, position, outbuf, outcount, datatype, ierror)
-  import
-  implicit none
-  character(len=*) :: datarep
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
-  type(*), dimension(*) :: inbuf
-  integer(kind=8) :: insize
-  integer(kind=8) :: position
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
-  type(*), dimension(*) :: outbuf
-  integer :: outcount
-  type(MPI_Datatype) :: datatype
-  integer, optional :: ierror
-end subroutine
-subroutine MPI_Unpack_external_c(datarep, inbuf, insize, position, outbuf, outcount, datatype, &
+subroutine MPI_Unpack_external_f08ts(datarep, inbuf, insize, position, outbuf, outcount, datatype, &
     ierror)
   import
   implicit none
   character(len=*) :: datarep
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
-  type(*), dimension(*) :: inbuf
+  type(*), dimension(..) :: inbuf
   integer(kind=8) :: insize
   integer(kind=8) :: position
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
-  type(*), dimension(*) :: outbuf
+  type(*), dimension(..) :: outbuf
+  integer :: outcount
+  type(MPI_Datatype) :: datatype
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Unpack_external_f08ts_large(datarep, inbuf, insize, position, outbuf, outcount, &
+    datatype, ierror)
+  import
+  implicit none
+  character(len=*) :: datarep
+  type(*), dimension(..) :: inbuf
+  integer(kind=8) :: insize
+  integer(kind=8) :: position
+  type(*), dimension(..) :: outbuf
   integer(kind=8) :: outcount
   type(MPI_Datatype) :: datatype
   integer, optional :: ierror
 end subroutine
+end interface
+interface MPI_Unpack_external_c
+procedure :: MPI_Unpack_external_f08ts_large
 end interface
 interface MPI_Win_allocate
 subroutine MPI_Win_allocate(size, disp_unit, info, comm, baseptr, win, ierror)
@@ -6577,11 +6434,10 @@ subroutine MPI_Win_allocate_shared_c(size, disp_unit, info, comm, baseptr, win, 
 end subroutine
 end interface
 interface MPI_Win_create
-subroutine MPI_Win_create(base, size, disp_unit, info, comm, win, ierror)
+subroutine MPI_Win_create_f08ts(base, size, disp_unit, info, comm, win, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: base
-  type(*), dimension(*) :: base
+  type(*), dimension(..) :: base
   integer(kind=8) :: size
   integer :: disp_unit
   type(MPI_Info) :: info
@@ -6589,11 +6445,10 @@ subroutine MPI_Win_create(base, size, disp_unit, info, comm, win, ierror)
   type(MPI_Win) :: win
   integer, optional :: ierror
 end subroutine
-subroutine MPI_Win_create_c(base, size, disp_unit, info, comm, win, ierror)
+subroutine MPI_Win_create_f08ts_large(base, size, disp_unit, info, comm, win, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: base
-  type(*), dimension(*) :: base
+  type(*), dimension(..) :: base
   integer(kind=8) :: size
   integer(kind=8) :: disp_unit
   type(MPI_Info) :: info
@@ -6601,6 +6456,9 @@ subroutine MPI_Win_create_c(base, size, disp_unit, info, comm, win, ierror)
   type(MPI_Win) :: win
   integer, optional :: ierror
 end subroutine
+end interface
+interface MPI_Win_create_c
+procedure :: MPI_Win_create_f08ts_large
 end interface
 interface MPI_Win_shared_query
 subroutine MPI_Win_shared_query(win, rank, size, disp_unit, baseptr, ierror)
@@ -6623,6 +6481,166 @@ subroutine MPI_Win_shared_query_c(win, rank, size, disp_unit, baseptr, ierror)
   integer(kind=8) :: disp_unit
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: baseptr
   type(*), dimension(*) :: baseptr
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Compare_and_swap
+subroutine MPI_Compare_and_swap_f08ts(origin_addr, compare_addr, result_addr, datatype, &
+    target_rank, target_disp, win, ierror)
+  import
+  implicit none
+  type(*), dimension(..), asynchronous :: origin_addr
+  type(*), dimension(..), asynchronous :: compare_addr
+  type(*), dimension(..), asynchronous :: result_addr
+  type(MPI_Datatype) :: datatype
+  integer :: target_rank
+  integer(kind=8) :: target_disp
+  type(MPI_Win) :: win
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Fetch_and_op
+subroutine MPI_Fetch_and_op_f08ts(origin_addr, result_addr, datatype, target_rank, target_disp, op, &
+    win, ierror)
+  import
+  implicit none
+  type(*), dimension(..), asynchronous :: origin_addr
+  type(*), dimension(..), asynchronous :: result_addr
+  type(MPI_Datatype) :: datatype
+  integer :: target_rank
+  integer(kind=8) :: target_disp
+  type(MPI_Op) :: op
+  type(MPI_Win) :: win
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_File_read_all_end
+subroutine MPI_File_read_all_end_f08ts(fh, buf, status, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  type(*), dimension(..) :: buf
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_File_read_at_all_end
+subroutine MPI_File_read_at_all_end_f08ts(fh, buf, status, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  type(*), dimension(..) :: buf
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_File_read_ordered_end
+subroutine MPI_File_read_ordered_end_f08ts(fh, buf, status, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  type(*), dimension(..) :: buf
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_File_write_all_end
+subroutine MPI_File_write_all_end_f08ts(fh, buf, status, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  type(*), dimension(..) :: buf
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_File_write_at_all_end
+subroutine MPI_File_write_at_all_end_f08ts(fh, buf, status, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  type(*), dimension(..) :: buf
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_File_write_ordered_end
+subroutine MPI_File_write_ordered_end_f08ts(fh, buf, status, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  type(*), dimension(..) :: buf
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Free_mem
+subroutine MPI_Free_mem_f08ts(base, ierror)
+  import
+  implicit none
+  type(*), dimension(..) :: base
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Get_address
+subroutine MPI_Get_address_f08ts(location, address, ierror)
+  import
+  implicit none
+  type(*), dimension(..) :: location
+  integer(kind=8) :: address
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Precv_init
+subroutine MPI_Precv_init_f08ts(buf, partitions, count, datatype, dest, tag, comm, info, request, &
+    ierror)
+  import
+  implicit none
+  type(*), dimension(..), asynchronous :: buf
+  integer :: partitions
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  integer :: dest
+  integer :: tag
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Psend_init
+subroutine MPI_Psend_init_f08ts(buf, partitions, count, datatype, dest, tag, comm, info, request, &
+    ierror)
+  import
+  implicit none
+  type(*), dimension(..), asynchronous :: buf
+  integer :: partitions
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  integer :: dest
+  integer :: tag
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Win_attach
+subroutine MPI_Win_attach_f08ts(win, base, size, ierror)
+  import
+  implicit none
+  type(MPI_Win) :: win
+  type(*), dimension(..) :: base
+  integer(kind=8) :: size
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Win_detach
+subroutine MPI_Win_detach_f08ts(win, base, ierror)
+  import
+  implicit none
+  type(MPI_Win) :: win
+  type(*), dimension(..) :: base
   integer, optional :: ierror
 end subroutine
 end interface
@@ -7082,22 +7100,6 @@ subroutine PMPI_Comm_test_inter(comm, flag, ierror)
   logical :: flag
   integer, optional :: ierror
 end subroutine
-subroutine PMPI_Compare_and_swap(origin_addr, compare_addr, result_addr, datatype, target_rank, &
-    target_disp, win, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-  type(*), dimension(*) :: origin_addr
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: compare_addr
-  type(*), dimension(*) :: compare_addr
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
-  type(*), dimension(*) :: result_addr
-  type(MPI_Datatype) :: datatype
-  integer :: target_rank
-  integer(kind=8) :: target_disp
-  type(MPI_Win) :: win
-  integer, optional :: ierror
-end subroutine
 subroutine PMPI_Dims_create(nnodes, ndims, dims, ierror)
   import
   implicit none
@@ -7211,21 +7213,6 @@ subroutine PMPI_F_sync_reg(buf)
   implicit none
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
   type(*), dimension(*) :: buf
-end subroutine
-subroutine PMPI_Fetch_and_op(origin_addr, result_addr, datatype, target_rank, target_disp, op, win, &
-    ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-  type(*), dimension(*) :: origin_addr
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
-  type(*), dimension(*) :: result_addr
-  type(MPI_Datatype) :: datatype
-  integer :: target_rank
-  integer(kind=8) :: target_disp
-  type(MPI_Op) :: op
-  type(MPI_Win) :: win
-  integer, optional :: ierror
 end subroutine
 subroutine PMPI_File_call_errhandler(fh, errorcode, ierror)
   import
@@ -7361,33 +7348,6 @@ subroutine PMPI_File_preallocate(fh, size, ierror)
   integer(kind=8) :: size
   integer, optional :: ierror
 end subroutine
-subroutine PMPI_File_read_all_end(fh, buf, status, ierror)
-  import
-  implicit none
-  type(MPI_File) :: fh
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
-  type(MPI_Status) :: status
-  integer, optional :: ierror
-end subroutine
-subroutine PMPI_File_read_at_all_end(fh, buf, status, ierror)
-  import
-  implicit none
-  type(MPI_File) :: fh
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
-  type(MPI_Status) :: status
-  integer, optional :: ierror
-end subroutine
-subroutine PMPI_File_read_ordered_end(fh, buf, status, ierror)
-  import
-  implicit none
-  type(MPI_File) :: fh
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
-  type(MPI_Status) :: status
-  integer, optional :: ierror
-end subroutine
 subroutine PMPI_File_seek(fh, offset, whence, ierror)
   import
   implicit none
@@ -7449,33 +7409,6 @@ subroutine PMPI_File_sync(fh, ierror)
   type(MPI_File) :: fh
   integer, optional :: ierror
 end subroutine
-subroutine PMPI_File_write_all_end(fh, buf, status, ierror)
-  import
-  implicit none
-  type(MPI_File) :: fh
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
-  type(MPI_Status) :: status
-  integer, optional :: ierror
-end subroutine
-subroutine PMPI_File_write_at_all_end(fh, buf, status, ierror)
-  import
-  implicit none
-  type(MPI_File) :: fh
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
-  type(MPI_Status) :: status
-  integer, optional :: ierror
-end subroutine
-subroutine PMPI_File_write_ordered_end(fh, buf, status, ierror)
-  import
-  implicit none
-  type(MPI_File) :: fh
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
-  type(MPI_Status) :: status
-  integer, optional :: ierror
-end subroutine
 subroutine PMPI_Finalize(ierror)
   import
   implicit none
@@ -7485,21 +7418,6 @@ subroutine PMPI_Finalized(flag, ierror)
   import
   implicit none
   logical :: flag
-  integer, optional :: ierror
-end subroutine
-subroutine PMPI_Free_mem(base, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: base
-  type(*), dimension(*) :: base
-  integer, optional :: ierror
-end subroutine
-subroutine PMPI_Get_address(location, address, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: location
-  type(*), dimension(*) :: location
-  integer(kind=8) :: address
   integer, optional :: ierror
 end subroutine
 subroutine PMPI_Get_elements_x(status, datatype, count, ierror)
@@ -7970,21 +7888,6 @@ subroutine PMPI_Pready_range(partition_low, partition_high, request, ierror)
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
-subroutine PMPI_Precv_init(buf, partitions, count, datatype, dest, tag, comm, info, request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
-  integer :: partitions
-  integer(kind=8) :: count
-  type(MPI_Datatype) :: datatype
-  integer :: dest
-  integer :: tag
-  type(MPI_Comm) :: comm
-  type(MPI_Info) :: info
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
 subroutine PMPI_Probe(source, tag, comm, status, ierror)
   import
   implicit none
@@ -7992,21 +7895,6 @@ subroutine PMPI_Probe(source, tag, comm, status, ierror)
   integer :: tag
   type(MPI_Comm) :: comm
   type(MPI_Status) :: status
-  integer, optional :: ierror
-end subroutine
-subroutine PMPI_Psend_init(buf, partitions, count, datatype, dest, tag, comm, info, request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
-  integer :: partitions
-  integer(kind=8) :: count
-  type(MPI_Datatype) :: datatype
-  integer :: dest
-  integer :: tag
-  type(MPI_Comm) :: comm
-  type(MPI_Info) :: info
-  type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
 subroutine PMPI_Publish_name(service_name, info, port_name, ierror)
@@ -8443,15 +8331,6 @@ subroutine PMPI_Waitsome(incount, array_of_requests, outcount, array_of_indices,
   type(MPI_Status) :: array_of_statuses(*)
   integer, optional :: ierror
 end subroutine
-subroutine PMPI_Win_attach(win, base, size, ierror)
-  import
-  implicit none
-  type(MPI_Win) :: win
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: base
-  type(*), dimension(*) :: base
-  integer(kind=8) :: size
-  integer, optional :: ierror
-end subroutine
 subroutine PMPI_Win_call_errhandler(win, errorcode, ierror)
   import
   implicit none
@@ -8495,14 +8374,6 @@ subroutine PMPI_Win_delete_attr(win, win_keyval, ierror)
   implicit none
   type(MPI_Win) :: win
   integer :: win_keyval
-  integer, optional :: ierror
-end subroutine
-subroutine PMPI_Win_detach(win, base, ierror)
-  import
-  implicit none
-  type(MPI_Win) :: win
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: base
-  type(*), dimension(*) :: base
   integer, optional :: ierror
 end subroutine
 subroutine PMPI_Win_fence(assert, win, ierror)
@@ -8842,12 +8713,11 @@ subroutine PMPIX_Query_ze_support(ierror)
 end subroutine
 end interface
 interface PMPI_Accumulate
-subroutine PMPI_Accumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
-    target_count, target_datatype, op, win, ierror)
+subroutine PMPI_Accumulate_f08ts(origin_addr, origin_count, origin_datatype, target_rank, &
+    target_disp, target_count, target_datatype, op, win, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-  type(*), dimension(*) :: origin_addr
+  type(*), dimension(..), asynchronous :: origin_addr
   integer :: origin_count
   type(MPI_Datatype) :: origin_datatype
   integer :: target_rank
@@ -8858,12 +8728,11 @@ subroutine PMPI_Accumulate(origin_addr, origin_count, origin_datatype, target_ra
   type(MPI_Win) :: win
   integer, optional :: ierror
 end subroutine
-subroutine PMPI_Accumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
-    target_count, target_datatype, op, win, ierror)
+subroutine PMPI_Accumulate_f08ts_large(origin_addr, origin_count, origin_datatype, target_rank, &
+    target_disp, target_count, target_datatype, op, win, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-  type(*), dimension(*) :: origin_addr
+  type(*), dimension(..), asynchronous :: origin_addr
   integer(kind=8) :: origin_count
   type(MPI_Datatype) :: origin_datatype
   integer :: target_rank
@@ -8875,48 +8744,49 @@ subroutine PMPI_Accumulate_c(origin_addr, origin_count, origin_datatype, target_
   integer, optional :: ierror
 end subroutine
 end interface
+interface PMPI_Accumulate_c
+procedure :: PMPI_Accumulate_f08ts_large
+end interface
 interface PMPI_Allgather
-subroutine PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer :: sendcount
-  type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: recvcount
-  type(MPI_Datatype) :: recvtype
-  type(MPI_Comm) :: comm
-  integer, optional :: ierror
-end subroutine
-subroutine PMPI_Allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+subroutine PMPI_Allgather_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
     ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
+  type(*), dimension(..) :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  type(*), dimension(..) :: recvbuf
+  integer :: recvcount
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Allgather_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+    comm, ierror)
+  import
+  implicit none
+  type(*), dimension(..) :: sendbuf
   integer(kind=8) :: sendcount
   type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..) :: recvbuf
   integer(kind=8) :: recvcount
   type(MPI_Datatype) :: recvtype
   type(MPI_Comm) :: comm
   integer, optional :: ierror
 end subroutine
+end interface
+interface PMPI_Allgather_c
+procedure :: PMPI_Allgather_f08ts_large
 end interface
 interface PMPI_Allgather_init
-subroutine PMPI_Allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
-    info, request, ierror)
+subroutine PMPI_Allgather_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+    comm, info, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
+  type(*), dimension(..), asynchronous :: sendbuf
   integer :: sendcount
   type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer :: recvcount
   type(MPI_Datatype) :: recvtype
   type(MPI_Comm) :: comm
@@ -8924,16 +8794,14 @@ subroutine PMPI_Allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount,
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
-subroutine PMPI_Allgather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
-    info, request, ierror)
+subroutine PMPI_Allgather_init_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+    recvtype, comm, info, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
+  type(*), dimension(..), asynchronous :: sendbuf
   integer(kind=8) :: sendcount
   type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer(kind=8) :: recvcount
   type(MPI_Datatype) :: recvtype
   type(MPI_Comm) :: comm
@@ -8941,52 +8809,52 @@ subroutine PMPI_Allgather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcoun
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
+end interface
+interface PMPI_Allgather_init_c
+procedure :: PMPI_Allgather_init_f08ts_large
 end interface
 interface PMPI_Allgatherv
-subroutine PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
-    comm, ierror)
+subroutine PMPI_Allgatherv_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+    recvtype, comm, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
+  type(*), dimension(..) :: sendbuf
   integer :: sendcount
   type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..) :: recvbuf
   integer :: recvcounts(*)
   integer :: displs(*)
   type(MPI_Datatype) :: recvtype
   type(MPI_Comm) :: comm
   integer, optional :: ierror
 end subroutine
-subroutine PMPI_Allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
-    comm, ierror)
+subroutine PMPI_Allgatherv_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+    recvtype, comm, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
+  type(*), dimension(..) :: sendbuf
   integer(kind=8) :: sendcount
   type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..) :: recvbuf
   integer(kind=8) :: recvcounts(*)
   integer(kind=8) :: displs(*)
   type(MPI_Datatype) :: recvtype
   type(MPI_Comm) :: comm
   integer, optional :: ierror
 end subroutine
+end interface
+interface PMPI_Allgatherv_c
+procedure :: PMPI_Allgatherv_f08ts_large
 end interface
 interface PMPI_Allgatherv_init
-subroutine PMPI_Allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+subroutine PMPI_Allgatherv_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
     recvtype, comm, info, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
+  type(*), dimension(..), asynchronous :: sendbuf
   integer :: sendcount
   type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer :: recvcounts(*)
   integer :: displs(*)
   type(MPI_Datatype) :: recvtype
@@ -8995,16 +8863,14 @@ subroutine PMPI_Allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcount
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
-subroutine PMPI_Allgatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
-    recvtype, comm, info, request, ierror)
+subroutine PMPI_Allgatherv_init_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcounts, &
+    displs, recvtype, comm, info, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
+  type(*), dimension(..), asynchronous :: sendbuf
   integer(kind=8) :: sendcount
   type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer(kind=8) :: recvcounts(*)
   integer(kind=8) :: displs(*)
   type(MPI_Datatype) :: recvtype
@@ -9014,42 +8880,43 @@ subroutine PMPI_Allgatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcou
   integer, optional :: ierror
 end subroutine
 end interface
+interface PMPI_Allgatherv_init_c
+procedure :: PMPI_Allgatherv_init_f08ts_large
+end interface
 interface PMPI_Allreduce
-subroutine PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm, ierror)
+subroutine PMPI_Allreduce_f08ts(sendbuf, recvbuf, count, datatype, op, comm, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..) :: sendbuf
+  type(*), dimension(..) :: recvbuf
   integer :: count
   type(MPI_Datatype) :: datatype
   type(MPI_Op) :: op
   type(MPI_Comm) :: comm
   integer, optional :: ierror
 end subroutine
-subroutine PMPI_Allreduce_c(sendbuf, recvbuf, count, datatype, op, comm, ierror)
+subroutine PMPI_Allreduce_f08ts_large(sendbuf, recvbuf, count, datatype, op, comm, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..) :: sendbuf
+  type(*), dimension(..) :: recvbuf
   integer(kind=8) :: count
   type(MPI_Datatype) :: datatype
   type(MPI_Op) :: op
   type(MPI_Comm) :: comm
   integer, optional :: ierror
 end subroutine
+end interface
+interface PMPI_Allreduce_c
+procedure :: PMPI_Allreduce_f08ts_large
 end interface
 interface PMPI_Allreduce_init
-subroutine PMPI_Allreduce_init(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
+subroutine PMPI_Allreduce_init_f08ts(sendbuf, recvbuf, count, datatype, op, comm, info, request, &
+    ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: sendbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer :: count
   type(MPI_Datatype) :: datatype
   type(MPI_Op) :: op
@@ -9058,13 +8925,12 @@ subroutine PMPI_Allreduce_init(sendbuf, recvbuf, count, datatype, op, comm, info
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
-subroutine PMPI_Allreduce_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
+subroutine PMPI_Allreduce_init_f08ts_large(sendbuf, recvbuf, count, datatype, op, comm, info, &
+    request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: sendbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer(kind=8) :: count
   type(MPI_Datatype) :: datatype
   type(MPI_Op) :: op
@@ -9073,48 +8939,50 @@ subroutine PMPI_Allreduce_init_c(sendbuf, recvbuf, count, datatype, op, comm, in
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
+end interface
+interface PMPI_Allreduce_init_c
+procedure :: PMPI_Allreduce_init_f08ts_large
 end interface
 interface PMPI_Alltoall
-subroutine PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror)
+subroutine PMPI_Alltoall_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+    ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
+  type(*), dimension(..) :: sendbuf
   integer :: sendcount
   type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..) :: recvbuf
   integer :: recvcount
   type(MPI_Datatype) :: recvtype
   type(MPI_Comm) :: comm
   integer, optional :: ierror
 end subroutine
-subroutine PMPI_Alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror)
+subroutine PMPI_Alltoall_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+    comm, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
+  type(*), dimension(..) :: sendbuf
   integer(kind=8) :: sendcount
   type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..) :: recvbuf
   integer(kind=8) :: recvcount
   type(MPI_Datatype) :: recvtype
   type(MPI_Comm) :: comm
   integer, optional :: ierror
 end subroutine
+end interface
+interface PMPI_Alltoall_c
+procedure :: PMPI_Alltoall_f08ts_large
 end interface
 interface PMPI_Alltoall_init
-subroutine PMPI_Alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
-    info, request, ierror)
+subroutine PMPI_Alltoall_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+    comm, info, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
+  type(*), dimension(..), asynchronous :: sendbuf
   integer :: sendcount
   type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer :: recvcount
   type(MPI_Datatype) :: recvtype
   type(MPI_Comm) :: comm
@@ -9122,16 +8990,14 @@ subroutine PMPI_Alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, 
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
-subroutine PMPI_Alltoall_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
-    info, request, ierror)
+subroutine PMPI_Alltoall_init_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+    recvtype, comm, info, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
+  type(*), dimension(..), asynchronous :: sendbuf
   integer(kind=8) :: sendcount
   type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer(kind=8) :: recvcount
   type(MPI_Datatype) :: recvtype
   type(MPI_Comm) :: comm
@@ -9140,54 +9006,54 @@ subroutine PMPI_Alltoall_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount
   integer, optional :: ierror
 end subroutine
 end interface
+interface PMPI_Alltoall_init_c
+procedure :: PMPI_Alltoall_init_f08ts_large
+end interface
 interface PMPI_Alltoallv
-subroutine PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, &
-    recvtype, comm, ierror)
+subroutine PMPI_Alltoallv_f08ts(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
+    rdispls, recvtype, comm, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
+  type(*), dimension(..) :: sendbuf
   integer :: sendcounts(*)
   integer :: sdispls(*)
   type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..) :: recvbuf
   integer :: recvcounts(*)
   integer :: rdispls(*)
   type(MPI_Datatype) :: recvtype
   type(MPI_Comm) :: comm
   integer, optional :: ierror
 end subroutine
-subroutine PMPI_Alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, &
-    recvtype, comm, ierror)
+subroutine PMPI_Alltoallv_f08ts_large(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
+    rdispls, recvtype, comm, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
+  type(*), dimension(..) :: sendbuf
   integer(kind=8) :: sendcounts(*)
   integer(kind=8) :: sdispls(*)
   type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..) :: recvbuf
   integer(kind=8) :: recvcounts(*)
   integer(kind=8) :: rdispls(*)
   type(MPI_Datatype) :: recvtype
   type(MPI_Comm) :: comm
   integer, optional :: ierror
 end subroutine
+end interface
+interface PMPI_Alltoallv_c
+procedure :: PMPI_Alltoallv_f08ts_large
 end interface
 interface PMPI_Alltoallv_init
-subroutine PMPI_Alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
+subroutine PMPI_Alltoallv_init_f08ts(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
     rdispls, recvtype, comm, info, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
+  type(*), dimension(..), asynchronous :: sendbuf
   integer :: sendcounts(*)
   integer :: sdispls(*)
   type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer :: recvcounts(*)
   integer :: rdispls(*)
   type(MPI_Datatype) :: recvtype
@@ -9196,17 +9062,15 @@ subroutine PMPI_Alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, 
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
-subroutine PMPI_Alltoallv_init_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
-    rdispls, recvtype, comm, info, request, ierror)
+subroutine PMPI_Alltoallv_init_f08ts_large(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
+    recvcounts, rdispls, recvtype, comm, info, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
+  type(*), dimension(..), asynchronous :: sendbuf
   integer(kind=8) :: sendcounts(*)
   integer(kind=8) :: sdispls(*)
   type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer(kind=8) :: recvcounts(*)
   integer(kind=8) :: rdispls(*)
   type(MPI_Datatype) :: recvtype
@@ -9215,55 +9079,55 @@ subroutine PMPI_Alltoallv_init_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
+end interface
+interface PMPI_Alltoallv_init_c
+procedure :: PMPI_Alltoallv_init_f08ts_large
 end interface
 interface PMPI_Alltoallw
-subroutine PMPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, &
-    recvtypes, comm, ierror)
+subroutine PMPI_Alltoallw_f08ts(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
+    rdispls, recvtypes, comm, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
+  type(*), dimension(..) :: sendbuf
   integer :: sendcounts(*)
   integer :: sdispls(*)
   type(MPI_Datatype) :: sendtypes(*)
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..) :: recvbuf
   integer :: recvcounts(*)
   integer :: rdispls(*)
   type(MPI_Datatype) :: recvtypes(*)
   type(MPI_Comm) :: comm
   integer, optional :: ierror
 end subroutine
-subroutine PMPI_Alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, &
-    recvtypes, comm, ierror)
+subroutine PMPI_Alltoallw_f08ts_large(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
+    rdispls, recvtypes, comm, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
+  type(*), dimension(..) :: sendbuf
   integer(kind=8) :: sendcounts(*)
   integer(kind=8) :: sdispls(*)
   type(MPI_Datatype) :: sendtypes(*)
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..) :: recvbuf
   integer(kind=8) :: recvcounts(*)
   integer(kind=8) :: rdispls(*)
   type(MPI_Datatype) :: recvtypes(*)
   type(MPI_Comm) :: comm
   integer, optional :: ierror
 end subroutine
+end interface
+interface PMPI_Alltoallw_c
+procedure :: PMPI_Alltoallw_f08ts_large
 end interface
 interface PMPI_Alltoallw_init
-subroutine PMPI_Alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
+subroutine PMPI_Alltoallw_init_f08ts(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
     rdispls, recvtypes, comm, info, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
+  type(*), dimension(..), asynchronous :: sendbuf
   integer :: sendcounts(*)
   integer :: sdispls(*)
   type(MPI_Datatype) :: sendtypes(*)
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer :: recvcounts(*)
   integer :: rdispls(*)
   type(MPI_Datatype) :: recvtypes(*)
@@ -9272,17 +9136,15 @@ subroutine PMPI_Alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
-subroutine PMPI_Alltoallw_init_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
-    rdispls, recvtypes, comm, info, request, ierror)
+subroutine PMPI_Alltoallw_init_f08ts_large(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
+    recvcounts, rdispls, recvtypes, comm, info, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
+  type(*), dimension(..), asynchronous :: sendbuf
   integer(kind=8) :: sendcounts(*)
   integer(kind=8) :: sdispls(*)
   type(MPI_Datatype) :: sendtypes(*)
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer(kind=8) :: recvcounts(*)
   integer(kind=8) :: rdispls(*)
   type(MPI_Datatype) :: recvtypes(*)
@@ -9292,36 +9154,39 @@ subroutine PMPI_Alltoallw_init_c(sendbuf, sendcounts, sdispls, sendtypes, recvbu
   integer, optional :: ierror
 end subroutine
 end interface
+interface PMPI_Alltoallw_init_c
+procedure :: PMPI_Alltoallw_init_f08ts_large
+end interface
 interface PMPI_Bcast
-subroutine PMPI_Bcast(buffer, count, datatype, root, comm, ierror)
+subroutine PMPI_Bcast_f08ts(buffer, count, datatype, root, comm, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
-  type(*), dimension(*) :: buffer
+  type(*), dimension(..) :: buffer
   integer :: count
   type(MPI_Datatype) :: datatype
   integer :: root
   type(MPI_Comm) :: comm
   integer, optional :: ierror
 end subroutine
-subroutine PMPI_Bcast_c(buffer, count, datatype, root, comm, ierror)
+subroutine PMPI_Bcast_f08ts_large(buffer, count, datatype, root, comm, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
-  type(*), dimension(*) :: buffer
+  type(*), dimension(..) :: buffer
   integer(kind=8) :: count
   type(MPI_Datatype) :: datatype
   integer :: root
   type(MPI_Comm) :: comm
   integer, optional :: ierror
 end subroutine
+end interface
+interface PMPI_Bcast_c
+procedure :: PMPI_Bcast_f08ts_large
 end interface
 interface PMPI_Bcast_init
-subroutine PMPI_Bcast_init(buffer, count, datatype, root, comm, info, request, ierror)
+subroutine PMPI_Bcast_init_f08ts(buffer, count, datatype, root, comm, info, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
-  type(*), dimension(*) :: buffer
+  type(*), dimension(..), asynchronous :: buffer
   integer :: count
   type(MPI_Datatype) :: datatype
   integer :: root
@@ -9330,11 +9195,10 @@ subroutine PMPI_Bcast_init(buffer, count, datatype, root, comm, info, request, i
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
-subroutine PMPI_Bcast_init_c(buffer, count, datatype, root, comm, info, request, ierror)
+subroutine PMPI_Bcast_init_f08ts_large(buffer, count, datatype, root, comm, info, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
-  type(*), dimension(*) :: buffer
+  type(*), dimension(..), asynchronous :: buffer
   integer(kind=8) :: count
   type(MPI_Datatype) :: datatype
   integer :: root
@@ -9343,13 +9207,15 @@ subroutine PMPI_Bcast_init_c(buffer, count, datatype, root, comm, info, request,
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
+end interface
+interface PMPI_Bcast_init_c
+procedure :: PMPI_Bcast_init_f08ts_large
 end interface
 interface PMPI_Bsend
-subroutine PMPI_Bsend(buf, count, datatype, dest, tag, comm, ierror)
+subroutine PMPI_Bsend_f08ts(buf, count, datatype, dest, tag, comm, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(..) :: buf
   integer :: count
   type(MPI_Datatype) :: datatype
   integer :: dest
@@ -9357,11 +9223,10 @@ subroutine PMPI_Bsend(buf, count, datatype, dest, tag, comm, ierror)
   type(MPI_Comm) :: comm
   integer, optional :: ierror
 end subroutine
-subroutine PMPI_Bsend_c(buf, count, datatype, dest, tag, comm, ierror)
+subroutine PMPI_Bsend_f08ts_large(buf, count, datatype, dest, tag, comm, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(..) :: buf
   integer(kind=8) :: count
   type(MPI_Datatype) :: datatype
   integer :: dest
@@ -9369,13 +9234,15 @@ subroutine PMPI_Bsend_c(buf, count, datatype, dest, tag, comm, ierror)
   type(MPI_Comm) :: comm
   integer, optional :: ierror
 end subroutine
+end interface
+interface PMPI_Bsend_c
+procedure :: PMPI_Bsend_f08ts_large
 end interface
 interface PMPI_Bsend_init
-subroutine PMPI_Bsend_init(buf, count, datatype, dest, tag, comm, request, ierror)
+subroutine PMPI_Bsend_init_f08ts(buf, count, datatype, dest, tag, comm, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(..), asynchronous :: buf
   integer :: count
   type(MPI_Datatype) :: datatype
   integer :: dest
@@ -9384,11 +9251,10 @@ subroutine PMPI_Bsend_init(buf, count, datatype, dest, tag, comm, request, ierro
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
-subroutine PMPI_Bsend_init_c(buf, count, datatype, dest, tag, comm, request, ierror)
+subroutine PMPI_Bsend_init_f08ts_large(buf, count, datatype, dest, tag, comm, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(..), asynchronous :: buf
   integer(kind=8) :: count
   type(MPI_Datatype) :: datatype
   integer :: dest
@@ -9398,23 +9264,27 @@ subroutine PMPI_Bsend_init_c(buf, count, datatype, dest, tag, comm, request, ier
   integer, optional :: ierror
 end subroutine
 end interface
+interface PMPI_Bsend_init_c
+procedure :: PMPI_Bsend_init_f08ts_large
+end interface
 interface PMPI_Buffer_attach
-subroutine PMPI_Buffer_attach(buffer, size, ierror)
+subroutine PMPI_Buffer_attach_f08ts(buffer, size, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
-  type(*), dimension(*) :: buffer
+  type(*), dimension(..) :: buffer
   integer :: size
   integer, optional :: ierror
 end subroutine
-subroutine PMPI_Buffer_attach_c(buffer, size, ierror)
+subroutine PMPI_Buffer_attach_f08ts_large(buffer, size, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
-  type(*), dimension(*) :: buffer
+  type(*), dimension(..) :: buffer
   integer(kind=8) :: size
   integer, optional :: ierror
 end subroutine
+end interface
+interface PMPI_Buffer_attach_c
+procedure :: PMPI_Buffer_attach_f08ts_large
 end interface
 interface PMPI_Buffer_detach
 subroutine PMPI_Buffer_detach(buffer_addr, size, ierror)
@@ -9435,41 +9305,39 @@ subroutine PMPI_Buffer_detach_c(buffer_addr, size, ierror)
 end subroutine
 end interface
 interface PMPI_Exscan
-subroutine PMPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm, ierror)
+subroutine PMPI_Exscan_f08ts(sendbuf, recvbuf, count, datatype, op, comm, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..) :: sendbuf
+  type(*), dimension(..) :: recvbuf
   integer :: count
   type(MPI_Datatype) :: datatype
   type(MPI_Op) :: op
   type(MPI_Comm) :: comm
   integer, optional :: ierror
 end subroutine
-subroutine PMPI_Exscan_c(sendbuf, recvbuf, count, datatype, op, comm, ierror)
+subroutine PMPI_Exscan_f08ts_large(sendbuf, recvbuf, count, datatype, op, comm, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..) :: sendbuf
+  type(*), dimension(..) :: recvbuf
   integer(kind=8) :: count
   type(MPI_Datatype) :: datatype
   type(MPI_Op) :: op
   type(MPI_Comm) :: comm
   integer, optional :: ierror
 end subroutine
+end interface
+interface PMPI_Exscan_c
+procedure :: PMPI_Exscan_f08ts_large
 end interface
 interface PMPI_Exscan_init
-subroutine PMPI_Exscan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
+subroutine PMPI_Exscan_init_f08ts(sendbuf, recvbuf, count, datatype, op, comm, info, request, &
+    ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: sendbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer :: count
   type(MPI_Datatype) :: datatype
   type(MPI_Op) :: op
@@ -9478,13 +9346,12 @@ subroutine PMPI_Exscan_init(sendbuf, recvbuf, count, datatype, op, comm, info, r
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
-subroutine PMPI_Exscan_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
+subroutine PMPI_Exscan_init_f08ts_large(sendbuf, recvbuf, count, datatype, op, comm, info, request, &
+    ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: sendbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer(kind=8) :: count
   type(MPI_Datatype) :: datatype
   type(MPI_Op) :: op
@@ -9493,787 +9360,812 @@ subroutine PMPI_Exscan_init_c(sendbuf, recvbuf, count, datatype, op, comm, info,
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
+end interface
+interface PMPI_Exscan_init_c
+procedure :: PMPI_Exscan_init_f08ts_large
 end interface
 interface PMPI_File_iread
-subroutine PMPI_File_iread(fh, buf, count, datatype, request, ierror)
+subroutine PMPI_File_iread_f08ts(fh, buf, count, datatype, request, ierror)
   import
   implicit none
   type(MPI_File) :: fh
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(..), asynchronous :: buf
   integer :: count
   type(MPI_Datatype) :: datatype
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
-subroutine PMPI_File_iread_c(fh, buf, count, datatype, request, ierror)
+subroutine PMPI_File_iread_f08ts_large(fh, buf, count, datatype, request, ierror)
   import
   implicit none
   type(MPI_File) :: fh
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(..), asynchronous :: buf
   integer(kind=8) :: count
   type(MPI_Datatype) :: datatype
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
+end interface
+interface PMPI_File_iread_c
+procedure :: PMPI_File_iread_f08ts_large
 end interface
 interface PMPI_File_iread_all
-subroutine PMPI_File_iread_all(fh, buf, count, datatype, request, ierror)
+subroutine PMPI_File_iread_all_f08ts(fh, buf, count, datatype, request, ierror)
   import
   implicit none
   type(MPI_File) :: fh
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(..), asynchronous :: buf
   integer :: count
   type(MPI_Datatype) :: datatype
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
-subroutine PMPI_File_iread_all_c(fh, buf, count, datatype, request, ierror)
+subroutine PMPI_File_iread_all_f08ts_large(fh, buf, count, datatype, request, ierror)
   import
   implicit none
   type(MPI_File) :: fh
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(..), asynchronous :: buf
   integer(kind=8) :: count
   type(MPI_Datatype) :: datatype
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
+end interface
+interface PMPI_File_iread_all_c
+procedure :: PMPI_File_iread_all_f08ts_large
 end interface
 interface PMPI_File_iread_at
-subroutine PMPI_File_iread_at(fh, offset, buf, count, datatype, request, ierror)
+subroutine PMPI_File_iread_at_f08ts(fh, offset, buf, count, datatype, request, ierror)
   import
   implicit none
   type(MPI_File) :: fh
   integer(kind=8) :: offset
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(..), asynchronous :: buf
   integer :: count
   type(MPI_Datatype) :: datatype
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
-subroutine PMPI_File_iread_at_c(fh, offset, buf, count, datatype, request, ierror)
+subroutine PMPI_File_iread_at_f08ts_large(fh, offset, buf, count, datatype, request, ierror)
   import
   implicit none
   type(MPI_File) :: fh
   integer(kind=8) :: offset
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(..), asynchronous :: buf
   integer(kind=8) :: count
   type(MPI_Datatype) :: datatype
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
+end interface
+interface PMPI_File_iread_at_c
+procedure :: PMPI_File_iread_at_f08ts_large
 end interface
 interface PMPI_File_iread_at_all
-subroutine PMPI_File_iread_at_all(fh, offset, buf, count, datatype, request, ierror)
+subroutine PMPI_File_iread_at_all_f08ts(fh, offset, buf, count, datatype, request, ierror)
   import
   implicit none
   type(MPI_File) :: fh
   integer(kind=8) :: offset
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(..), asynchronous :: buf
   integer :: count
   type(MPI_Datatype) :: datatype
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
-subroutine PMPI_File_iread_at_all_c(fh, offset, buf, count, datatype, request, ierror)
+subroutine PMPI_File_iread_at_all_f08ts_large(fh, offset, buf, count, datatype, request, ierror)
   import
   implicit none
   type(MPI_File) :: fh
   integer(kind=8) :: offset
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(..), asynchronous :: buf
   integer(kind=8) :: count
   type(MPI_Datatype) :: datatype
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
+end interface
+interface PMPI_File_iread_at_all_c
+procedure :: PMPI_File_iread_at_all_f08ts_large
 end interface
 interface PMPI_File_iread_shared
-subroutine PMPI_File_iread_shared(fh, buf, count, datatype, request, ierror)
+subroutine PMPI_File_iread_shared_f08ts(fh, buf, count, datatype, request, ierror)
   import
   implicit none
   type(MPI_File) :: fh
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(..), asynchronous :: buf
   integer :: count
   type(MPI_Datatype) :: datatype
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
-subroutine PMPI_File_iread_shared_c(fh, buf, count, datatype, request, ierror)
+subroutine PMPI_File_iread_shared_f08ts_large(fh, buf, count, datatype, request, ierror)
   import
   implicit none
   type(MPI_File) :: fh
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(..), asynchronous :: buf
   integer(kind=8) :: count
   type(MPI_Datatype) :: datatype
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
+end interface
+interface PMPI_File_iread_shared_c
+procedure :: PMPI_File_iread_shared_f08ts_large
 end interface
 interface PMPI_File_iwrite
-subroutine PMPI_File_iwrite(fh, buf, count, datatype, request, ierror)
+subroutine PMPI_File_iwrite_f08ts(fh, buf, count, datatype, request, ierror)
   import
   implicit none
   type(MPI_File) :: fh
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(..), asynchronous :: buf
   integer :: count
   type(MPI_Datatype) :: datatype
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
-subroutine PMPI_File_iwrite_c(fh, buf, count, datatype, request, ierror)
+subroutine PMPI_File_iwrite_f08ts_large(fh, buf, count, datatype, request, ierror)
   import
   implicit none
   type(MPI_File) :: fh
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(..), asynchronous :: buf
   integer(kind=8) :: count
   type(MPI_Datatype) :: datatype
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
+end interface
+interface PMPI_File_iwrite_c
+procedure :: PMPI_File_iwrite_f08ts_large
 end interface
 interface PMPI_File_iwrite_all
-subroutine PMPI_File_iwrite_all(fh, buf, count, datatype, request, ierror)
+subroutine PMPI_File_iwrite_all_f08ts(fh, buf, count, datatype, request, ierror)
   import
   implicit none
   type(MPI_File) :: fh
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(..), asynchronous :: buf
   integer :: count
   type(MPI_Datatype) :: datatype
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
-subroutine PMPI_File_iwrite_all_c(fh, buf, count, datatype, request, ierror)
+subroutine PMPI_File_iwrite_all_f08ts_large(fh, buf, count, datatype, request, ierror)
   import
   implicit none
   type(MPI_File) :: fh
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(..), asynchronous :: buf
   integer(kind=8) :: count
   type(MPI_Datatype) :: datatype
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
+end interface
+interface PMPI_File_iwrite_all_c
+procedure :: PMPI_File_iwrite_all_f08ts_large
 end interface
 interface PMPI_File_iwrite_at
-subroutine PMPI_File_iwrite_at(fh, offset, buf, count, datatype, request, ierror)
+subroutine PMPI_File_iwrite_at_f08ts(fh, offset, buf, count, datatype, request, ierror)
   import
   implicit none
   type(MPI_File) :: fh
   integer(kind=8) :: offset
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(..), asynchronous :: buf
   integer :: count
   type(MPI_Datatype) :: datatype
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
-subroutine PMPI_File_iwrite_at_c(fh, offset, buf, count, datatype, request, ierror)
+subroutine PMPI_File_iwrite_at_f08ts_large(fh, offset, buf, count, datatype, request, ierror)
   import
   implicit none
   type(MPI_File) :: fh
   integer(kind=8) :: offset
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(..), asynchronous :: buf
   integer(kind=8) :: count
   type(MPI_Datatype) :: datatype
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
+end interface
+interface PMPI_File_iwrite_at_c
+procedure :: PMPI_File_iwrite_at_f08ts_large
 end interface
 interface PMPI_File_iwrite_at_all
-subroutine PMPI_File_iwrite_at_all(fh, offset, buf, count, datatype, request, ierror)
+subroutine PMPI_File_iwrite_at_all_f08ts(fh, offset, buf, count, datatype, request, ierror)
   import
   implicit none
   type(MPI_File) :: fh
   integer(kind=8) :: offset
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(..), asynchronous :: buf
   integer :: count
   type(MPI_Datatype) :: datatype
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
-subroutine PMPI_File_iwrite_at_all_c(fh, offset, buf, count, datatype, request, ierror)
+subroutine PMPI_File_iwrite_at_all_f08ts_large(fh, offset, buf, count, datatype, request, ierror)
   import
   implicit none
   type(MPI_File) :: fh
   integer(kind=8) :: offset
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(..), asynchronous :: buf
   integer(kind=8) :: count
   type(MPI_Datatype) :: datatype
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
+end interface
+interface PMPI_File_iwrite_at_all_c
+procedure :: PMPI_File_iwrite_at_all_f08ts_large
 end interface
 interface PMPI_File_iwrite_shared
-subroutine PMPI_File_iwrite_shared(fh, buf, count, datatype, request, ierror)
+subroutine PMPI_File_iwrite_shared_f08ts(fh, buf, count, datatype, request, ierror)
   import
   implicit none
   type(MPI_File) :: fh
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(..), asynchronous :: buf
   integer :: count
   type(MPI_Datatype) :: datatype
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
-subroutine PMPI_File_iwrite_shared_c(fh, buf, count, datatype, request, ierror)
+subroutine PMPI_File_iwrite_shared_f08ts_large(fh, buf, count, datatype, request, ierror)
   import
   implicit none
   type(MPI_File) :: fh
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(..), asynchronous :: buf
   integer(kind=8) :: count
   type(MPI_Datatype) :: datatype
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
+end interface
+interface PMPI_File_iwrite_shared_c
+procedure :: PMPI_File_iwrite_shared_f08ts_large
 end interface
 interface PMPI_File_read
-subroutine PMPI_File_read(fh, buf, count, datatype, status, ierror)
+subroutine PMPI_File_read_f08ts(fh, buf, count, datatype, status, ierror)
   import
   implicit none
   type(MPI_File) :: fh
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(..) :: buf
   integer :: count
   type(MPI_Datatype) :: datatype
   type(MPI_Status) :: status
   integer, optional :: ierror
 end subroutine
-subroutine PMPI_File_read_c(fh, buf, count, datatype, status, ierror)
+subroutine PMPI_File_read_f08ts_large(fh, buf, count, datatype, status, ierror)
   import
   implicit none
   type(MPI_File) :: fh
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(..) :: buf
   integer(kind=8) :: count
   type(MPI_Datatype) :: datatype
   type(MPI_Status) :: status
   integer, optional :: ierror
 end subroutine
+end interface
+interface PMPI_File_read_c
+procedure :: PMPI_File_read_f08ts_large
 end interface
 interface PMPI_File_read_all
-subroutine PMPI_File_read_all(fh, buf, count, datatype, status, ierror)
+subroutine PMPI_File_read_all_f08ts(fh, buf, count, datatype, status, ierror)
   import
   implicit none
   type(MPI_File) :: fh
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(..) :: buf
   integer :: count
   type(MPI_Datatype) :: datatype
   type(MPI_Status) :: status
   integer, optional :: ierror
 end subroutine
-subroutine PMPI_File_read_all_c(fh, buf, count, datatype, status, ierror)
+subroutine PMPI_File_read_all_f08ts_large(fh, buf, count, datatype, status, ierror)
   import
   implicit none
   type(MPI_File) :: fh
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(..) :: buf
   integer(kind=8) :: count
   type(MPI_Datatype) :: datatype
   type(MPI_Status) :: status
   integer, optional :: ierror
 end subroutine
+end interface
+interface PMPI_File_read_all_c
+procedure :: PMPI_File_read_all_f08ts_large
 end interface
 interface PMPI_File_read_all_begin
-subroutine PMPI_File_read_all_begin(fh, buf, count, datatype, ierror)
+subroutine PMPI_File_read_all_begin_f08ts(fh, buf, count, datatype, ierror)
   import
   implicit none
   type(MPI_File) :: fh
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(..), asynchronous :: buf
   integer :: count
   type(MPI_Datatype) :: datatype
   integer, optional :: ierror
 end subroutine
-subroutine PMPI_File_read_all_begin_c(fh, buf, count, datatype, ierror)
+subroutine PMPI_File_read_all_begin_f08ts_large(fh, buf, count, datatype, ierror)
   import
   implicit none
   type(MPI_File) :: fh
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(..), asynchronous :: buf
   integer(kind=8) :: count
   type(MPI_Datatype) :: datatype
   integer, optional :: ierror
 end subroutine
+end interface
+interface PMPI_File_read_all_begin_c
+procedure :: PMPI_File_read_all_begin_f08ts_large
 end interface
 interface PMPI_File_read_at
-subroutine PMPI_File_read_at(fh, offset, buf, count, datatype, status, ierror)
+subroutine PMPI_File_read_at_f08ts(fh, offset, buf, count, datatype, status, ierror)
   import
   implicit none
   type(MPI_File) :: fh
   integer(kind=8) :: offset
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(..) :: buf
   integer :: count
   type(MPI_Datatype) :: datatype
   type(MPI_Status) :: status
   integer, optional :: ierror
 end subroutine
-subroutine PMPI_File_read_at_c(fh, offset, buf, count, datatype, status, ierror)
+subroutine PMPI_File_read_at_f08ts_large(fh, offset, buf, count, datatype, status, ierror)
   import
   implicit none
   type(MPI_File) :: fh
   integer(kind=8) :: offset
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(..) :: buf
   integer(kind=8) :: count
   type(MPI_Datatype) :: datatype
   type(MPI_Status) :: status
   integer, optional :: ierror
 end subroutine
+end interface
+interface PMPI_File_read_at_c
+procedure :: PMPI_File_read_at_f08ts_large
 end interface
 interface PMPI_File_read_at_all
-subroutine PMPI_File_read_at_all(fh, offset, buf, count, datatype, status, ierror)
+subroutine PMPI_File_read_at_all_f08ts(fh, offset, buf, count, datatype, status, ierror)
   import
   implicit none
   type(MPI_File) :: fh
   integer(kind=8) :: offset
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(..) :: buf
   integer :: count
   type(MPI_Datatype) :: datatype
   type(MPI_Status) :: status
   integer, optional :: ierror
 end subroutine
-subroutine PMPI_File_read_at_all_c(fh, offset, buf, count, datatype, status, ierror)
+subroutine PMPI_File_read_at_all_f08ts_large(fh, offset, buf, count, datatype, status, ierror)
   import
   implicit none
   type(MPI_File) :: fh
   integer(kind=8) :: offset
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(..) :: buf
   integer(kind=8) :: count
   type(MPI_Datatype) :: datatype
   type(MPI_Status) :: status
   integer, optional :: ierror
 end subroutine
+end interface
+interface PMPI_File_read_at_all_c
+procedure :: PMPI_File_read_at_all_f08ts_large
 end interface
 interface PMPI_File_read_at_all_begin
-subroutine PMPI_File_read_at_all_begin(fh, offset, buf, count, datatype, ierror)
+subroutine PMPI_File_read_at_all_begin_f08ts(fh, offset, buf, count, datatype, ierror)
   import
   implicit none
   type(MPI_File) :: fh
   integer(kind=8) :: offset
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(..), asynchronous :: buf
   integer :: count
   type(MPI_Datatype) :: datatype
   integer, optional :: ierror
 end subroutine
-subroutine PMPI_File_read_at_all_begin_c(fh, offset, buf, count, datatype, ierror)
+subroutine PMPI_File_read_at_all_begin_f08ts_large(fh, offset, buf, count, datatype, ierror)
   import
   implicit none
   type(MPI_File) :: fh
   integer(kind=8) :: offset
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(..), asynchronous :: buf
   integer(kind=8) :: count
   type(MPI_Datatype) :: datatype
   integer, optional :: ierror
 end subroutine
+end interface
+interface PMPI_File_read_at_all_begin_c
+procedure :: PMPI_File_read_at_all_begin_f08ts_large
 end interface
 interface PMPI_File_read_ordered
-subroutine PMPI_File_read_ordered(fh, buf, count, datatype, status, ierror)
+subroutine PMPI_File_read_ordered_f08ts(fh, buf, count, datatype, status, ierror)
   import
   implicit none
   type(MPI_File) :: fh
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(..) :: buf
   integer :: count
   type(MPI_Datatype) :: datatype
   type(MPI_Status) :: status
   integer, optional :: ierror
 end subroutine
-subroutine PMPI_File_read_ordered_c(fh, buf, count, datatype, status, ierror)
+subroutine PMPI_File_read_ordered_f08ts_large(fh, buf, count, datatype, status, ierror)
   import
   implicit none
   type(MPI_File) :: fh
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(..) :: buf
   integer(kind=8) :: count
   type(MPI_Datatype) :: datatype
   type(MPI_Status) :: status
   integer, optional :: ierror
 end subroutine
+end interface
+interface PMPI_File_read_ordered_c
+procedure :: PMPI_File_read_ordered_f08ts_large
 end interface
 interface PMPI_File_read_ordered_begin
-subroutine PMPI_File_read_ordered_begin(fh, buf, count, datatype, ierror)
+subroutine PMPI_File_read_ordered_begin_f08ts(fh, buf, count, datatype, ierror)
   import
   implicit none
   type(MPI_File) :: fh
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(..), asynchronous :: buf
   integer :: count
   type(MPI_Datatype) :: datatype
   integer, optional :: ierror
 end subroutine
-subroutine PMPI_File_read_ordered_begin_c(fh, buf, count, datatype, ierror)
+subroutine PMPI_File_read_ordered_begin_f08ts_large(fh, buf, count, datatype, ierror)
   import
   implicit none
   type(MPI_File) :: fh
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(..), asynchronous :: buf
   integer(kind=8) :: count
   type(MPI_Datatype) :: datatype
   integer, optional :: ierror
 end subroutine
+end interface
+interface PMPI_File_read_ordered_begin_c
+procedure :: PMPI_File_read_ordered_begin_f08ts_large
 end interface
 interface PMPI_File_read_shared
-subroutine PMPI_File_read_shared(fh, buf, count, datatype, status, ierror)
+subroutine PMPI_File_read_shared_f08ts(fh, buf, count, datatype, status, ierror)
   import
   implicit none
   type(MPI_File) :: fh
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(..) :: buf
   integer :: count
   type(MPI_Datatype) :: datatype
   type(MPI_Status) :: status
   integer, optional :: ierror
 end subroutine
-subroutine PMPI_File_read_shared_c(fh, buf, count, datatype, status, ierror)
+subroutine PMPI_File_read_shared_f08ts_large(fh, buf, count, datatype, status, ierror)
   import
   implicit none
   type(MPI_File) :: fh
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(..) :: buf
   integer(kind=8) :: count
   type(MPI_Datatype) :: datatype
   type(MPI_Status) :: status
   integer, optional :: ierror
 end subroutine
+end interface
+interface PMPI_File_read_shared_c
+procedure :: PMPI_File_read_shared_f08ts_large
 end interface
 interface PMPI_File_write
-subroutine PMPI_File_write(fh, buf, count, datatype, status, ierror)
+subroutine PMPI_File_write_f08ts(fh, buf, count, datatype, status, ierror)
   import
   implicit none
   type(MPI_File) :: fh
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(..) :: buf
   integer :: count
   type(MPI_Datatype) :: datatype
   type(MPI_Status) :: status
   integer, optional :: ierror
 end subroutine
-subroutine PMPI_File_write_c(fh, buf, count, datatype, status, ierror)
+subroutine PMPI_File_write_f08ts_large(fh, buf, count, datatype, status, ierror)
   import
   implicit none
   type(MPI_File) :: fh
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(..) :: buf
   integer(kind=8) :: count
   type(MPI_Datatype) :: datatype
   type(MPI_Status) :: status
   integer, optional :: ierror
 end subroutine
+end interface
+interface PMPI_File_write_c
+procedure :: PMPI_File_write_f08ts_large
 end interface
 interface PMPI_File_write_all
-subroutine PMPI_File_write_all(fh, buf, count, datatype, status, ierror)
+subroutine PMPI_File_write_all_f08ts(fh, buf, count, datatype, status, ierror)
   import
   implicit none
   type(MPI_File) :: fh
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(..) :: buf
   integer :: count
   type(MPI_Datatype) :: datatype
   type(MPI_Status) :: status
   integer, optional :: ierror
 end subroutine
-subroutine PMPI_File_write_all_c(fh, buf, count, datatype, status, ierror)
+subroutine PMPI_File_write_all_f08ts_large(fh, buf, count, datatype, status, ierror)
   import
   implicit none
   type(MPI_File) :: fh
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(..) :: buf
   integer(kind=8) :: count
   type(MPI_Datatype) :: datatype
   type(MPI_Status) :: status
   integer, optional :: ierror
 end subroutine
+end interface
+interface PMPI_File_write_all_c
+procedure :: PMPI_File_write_all_f08ts_large
 end interface
 interface PMPI_File_write_all_begin
-subroutine PMPI_File_write_all_begin(fh, buf, count, datatype, ierror)
+subroutine PMPI_File_write_all_begin_f08ts(fh, buf, count, datatype, ierror)
   import
   implicit none
   type(MPI_File) :: fh
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(..), asynchronous :: buf
   integer :: count
   type(MPI_Datatype) :: datatype
   integer, optional :: ierror
 end subroutine
-subroutine PMPI_File_write_all_begin_c(fh, buf, count, datatype, ierror)
+subroutine PMPI_File_write_all_begin_f08ts_large(fh, buf, count, datatype, ierror)
   import
   implicit none
   type(MPI_File) :: fh
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(..), asynchronous :: buf
   integer(kind=8) :: count
   type(MPI_Datatype) :: datatype
   integer, optional :: ierror
 end subroutine
+end interface
+interface PMPI_File_write_all_begin_c
+procedure :: PMPI_File_write_all_begin_f08ts_large
 end interface
 interface PMPI_File_write_at
-subroutine PMPI_File_write_at(fh, offset, buf, count, datatype, status, ierror)
+subroutine PMPI_File_write_at_f08ts(fh, offset, buf, count, datatype, status, ierror)
   import
   implicit none
   type(MPI_File) :: fh
   integer(kind=8) :: offset
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(..) :: buf
   integer :: count
   type(MPI_Datatype) :: datatype
   type(MPI_Status) :: status
   integer, optional :: ierror
 end subroutine
-subroutine PMPI_File_write_at_c(fh, offset, buf, count, datatype, status, ierror)
+subroutine PMPI_File_write_at_f08ts_large(fh, offset, buf, count, datatype, status, ierror)
   import
   implicit none
   type(MPI_File) :: fh
   integer(kind=8) :: offset
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(..) :: buf
   integer(kind=8) :: count
   type(MPI_Datatype) :: datatype
   type(MPI_Status) :: status
   integer, optional :: ierror
 end subroutine
+end interface
+interface PMPI_File_write_at_c
+procedure :: PMPI_File_write_at_f08ts_large
 end interface
 interface PMPI_File_write_at_all
-subroutine PMPI_File_write_at_all(fh, offset, buf, count, datatype, status, ierror)
+subroutine PMPI_File_write_at_all_f08ts(fh, offset, buf, count, datatype, status, ierror)
   import
   implicit none
   type(MPI_File) :: fh
   integer(kind=8) :: offset
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(..) :: buf
   integer :: count
   type(MPI_Datatype) :: datatype
   type(MPI_Status) :: status
   integer, optional :: ierror
 end subroutine
-subroutine PMPI_File_write_at_all_c(fh, offset, buf, count, datatype, status, ierror)
+subroutine PMPI_File_write_at_all_f08ts_large(fh, offset, buf, count, datatype, status, ierror)
   import
   implicit none
   type(MPI_File) :: fh
   integer(kind=8) :: offset
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(..) :: buf
   integer(kind=8) :: count
   type(MPI_Datatype) :: datatype
   type(MPI_Status) :: status
   integer, optional :: ierror
 end subroutine
+end interface
+interface PMPI_File_write_at_all_c
+procedure :: PMPI_File_write_at_all_f08ts_large
 end interface
 interface PMPI_File_write_at_all_begin
-subroutine PMPI_File_write_at_all_begin(fh, offset, buf, count, datatype, ierror)
+subroutine PMPI_File_write_at_all_begin_f08ts(fh, offset, buf, count, datatype, ierror)
   import
   implicit none
   type(MPI_File) :: fh
   integer(kind=8) :: offset
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(..), asynchronous :: buf
   integer :: count
   type(MPI_Datatype) :: datatype
   integer, optional :: ierror
 end subroutine
-subroutine PMPI_File_write_at_all_begin_c(fh, offset, buf, count, datatype, ierror)
+subroutine PMPI_File_write_at_all_begin_f08ts_large(fh, offset, buf, count, datatype, ierror)
   import
   implicit none
   type(MPI_File) :: fh
   integer(kind=8) :: offset
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(..), asynchronous :: buf
   integer(kind=8) :: count
   type(MPI_Datatype) :: datatype
   integer, optional :: ierror
 end subroutine
+end interface
+interface PMPI_File_write_at_all_begin_c
+procedure :: PMPI_File_write_at_all_begin_f08ts_large
 end interface
 interface PMPI_File_write_ordered
-subroutine PMPI_File_write_ordered(fh, buf, count, datatype, status, ierror)
+subroutine PMPI_File_write_ordered_f08ts(fh, buf, count, datatype, status, ierror)
   import
   implicit none
   type(MPI_File) :: fh
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(..) :: buf
   integer :: count
   type(MPI_Datatype) :: datatype
   type(MPI_Status) :: status
   integer, optional :: ierror
 end subroutine
-subroutine PMPI_File_write_ordered_c(fh, buf, count, datatype, status, ierror)
+subroutine PMPI_File_write_ordered_f08ts_large(fh, buf, count, datatype, status, ierror)
   import
   implicit none
   type(MPI_File) :: fh
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(..) :: buf
   integer(kind=8) :: count
   type(MPI_Datatype) :: datatype
   type(MPI_Status) :: status
   integer, optional :: ierror
 end subroutine
+end interface
+interface PMPI_File_write_ordered_c
+procedure :: PMPI_File_write_ordered_f08ts_large
 end interface
 interface PMPI_File_write_ordered_begin
-subroutine PMPI_File_write_ordered_begin(fh, buf, count, datatype, ierror)
+subroutine PMPI_File_write_ordered_begin_f08ts(fh, buf, count, datatype, ierror)
   import
   implicit none
   type(MPI_File) :: fh
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(..), asynchronous :: buf
   integer :: count
   type(MPI_Datatype) :: datatype
   integer, optional :: ierror
 end subroutine
-subroutine PMPI_File_write_ordered_begin_c(fh, buf, count, datatype, ierror)
+subroutine PMPI_File_write_ordered_begin_f08ts_large(fh, buf, count, datatype, ierror)
   import
   implicit none
   type(MPI_File) :: fh
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(..), asynchronous :: buf
   integer(kind=8) :: count
   type(MPI_Datatype) :: datatype
   integer, optional :: ierror
 end subroutine
+end interface
+interface PMPI_File_write_ordered_begin_c
+procedure :: PMPI_File_write_ordered_begin_f08ts_large
 end interface
 interface PMPI_File_write_shared
-subroutine PMPI_File_write_shared(fh, buf, count, datatype, status, ierror)
+subroutine PMPI_File_write_shared_f08ts(fh, buf, count, datatype, status, ierror)
   import
   implicit none
   type(MPI_File) :: fh
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(..) :: buf
   integer :: count
   type(MPI_Datatype) :: datatype
   type(MPI_Status) :: status
   integer, optional :: ierror
 end subroutine
-subroutine PMPI_File_write_shared_c(fh, buf, count, datatype, status, ierror)
+subroutine PMPI_File_write_shared_f08ts_large(fh, buf, count, datatype, status, ierror)
   import
   implicit none
   type(MPI_File) :: fh
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(..) :: buf
   integer(kind=8) :: count
   type(MPI_Datatype) :: datatype
   type(MPI_Status) :: status
   integer, optional :: ierror
 end subroutine
 end interface
+interface PMPI_File_write_shared_c
+procedure :: PMPI_File_write_shared_f08ts_large
+end interface
 interface PMPI_Gather
-subroutine PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
-    ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer :: sendcount
-  type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: recvcount
-  type(MPI_Datatype) :: recvtype
-  integer :: root
-  type(MPI_Comm) :: comm
-  integer, optional :: ierror
-end subroutine
-subroutine PMPI_Gather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
-    ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer(kind=8) :: sendcount
-  type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer(kind=8) :: recvcount
-  type(MPI_Datatype) :: recvtype
-  integer :: root
-  type(MPI_Comm) :: comm
-  integer, optional :: ierror
-end subroutine
-end interface
-interface PMPI_Gather_init
-subroutine PMPI_Gather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
-    info, request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer :: sendcount
-  type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: recvcount
-  type(MPI_Datatype) :: recvtype
-  integer :: root
-  type(MPI_Comm) :: comm
-  type(MPI_Info) :: info
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-subroutine PMPI_Gather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &
-    comm, info, request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer(kind=8) :: sendcount
-  type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer(kind=8) :: recvcount
-  type(MPI_Datatype) :: recvtype
-  integer :: root
-  type(MPI_Comm) :: comm
-  type(MPI_Info) :: info
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-end interface
-interface PMPI_Gatherv
-subroutine PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, &
+subroutine PMPI_Gather_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &
     comm, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
+  type(*), dimension(..) :: sendbuf
   integer :: sendcount
   type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: recvcounts(*)
-  integer :: displs(*)
+  type(*), dimension(..) :: recvbuf
+  integer :: recvcount
   type(MPI_Datatype) :: recvtype
   integer :: root
   type(MPI_Comm) :: comm
   integer, optional :: ierror
 end subroutine
-subroutine PMPI_Gatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
+subroutine PMPI_Gather_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
     root, comm, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
+  type(*), dimension(..) :: sendbuf
   integer(kind=8) :: sendcount
   type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..) :: recvbuf
+  integer(kind=8) :: recvcount
+  type(MPI_Datatype) :: recvtype
+  integer :: root
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Gather_c
+procedure :: PMPI_Gather_f08ts_large
+end interface
+interface PMPI_Gather_init
+subroutine PMPI_Gather_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &
+    comm, info, request, ierror)
+  import
+  implicit none
+  type(*), dimension(..), asynchronous :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  type(*), dimension(..), asynchronous :: recvbuf
+  integer :: recvcount
+  type(MPI_Datatype) :: recvtype
+  integer :: root
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Gather_init_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+    root, comm, info, request, ierror)
+  import
+  implicit none
+  type(*), dimension(..), asynchronous :: sendbuf
+  integer(kind=8) :: sendcount
+  type(MPI_Datatype) :: sendtype
+  type(*), dimension(..), asynchronous :: recvbuf
+  integer(kind=8) :: recvcount
+  type(MPI_Datatype) :: recvtype
+  integer :: root
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Gather_init_c
+procedure :: PMPI_Gather_init_f08ts_large
+end interface
+interface PMPI_Gatherv
+subroutine PMPI_Gatherv_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
+    root, comm, ierror)
+  import
+  implicit none
+  type(*), dimension(..) :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  type(*), dimension(..) :: recvbuf
+  integer :: recvcounts(*)
+  integer :: displs(*)
+  type(MPI_Datatype) :: recvtype
+  integer :: root
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Gatherv_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+    recvtype, root, comm, ierror)
+  import
+  implicit none
+  type(*), dimension(..) :: sendbuf
+  integer(kind=8) :: sendcount
+  type(MPI_Datatype) :: sendtype
+  type(*), dimension(..) :: recvbuf
   integer(kind=8) :: recvcounts(*)
   integer(kind=8) :: displs(*)
   type(MPI_Datatype) :: recvtype
@@ -10282,17 +10174,18 @@ subroutine PMPI_Gatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, dis
   integer, optional :: ierror
 end subroutine
 end interface
+interface PMPI_Gatherv_c
+procedure :: PMPI_Gatherv_f08ts_large
+end interface
 interface PMPI_Gatherv_init
-subroutine PMPI_Gatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
-    root, comm, info, request, ierror)
+subroutine PMPI_Gatherv_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+    recvtype, root, comm, info, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
+  type(*), dimension(..), asynchronous :: sendbuf
   integer :: sendcount
   type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer :: recvcounts(*)
   integer :: displs(*)
   type(MPI_Datatype) :: recvtype
@@ -10302,16 +10195,14 @@ subroutine PMPI_Gatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, 
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
-subroutine PMPI_Gatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
-    root, comm, info, request, ierror)
+subroutine PMPI_Gatherv_init_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+    recvtype, root, comm, info, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
+  type(*), dimension(..), asynchronous :: sendbuf
   integer(kind=8) :: sendcount
   type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer(kind=8) :: recvcounts(*)
   integer(kind=8) :: displs(*)
   type(MPI_Datatype) :: recvtype
@@ -10322,13 +10213,15 @@ subroutine PMPI_Gatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts
   integer, optional :: ierror
 end subroutine
 end interface
+interface PMPI_Gatherv_init_c
+procedure :: PMPI_Gatherv_init_f08ts_large
+end interface
 interface PMPI_Get
-subroutine PMPI_Get(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+subroutine PMPI_Get_f08ts(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
     target_count, target_datatype, win, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-  type(*), dimension(*) :: origin_addr
+  type(*), dimension(..), asynchronous :: origin_addr
   integer :: origin_count
   type(MPI_Datatype) :: origin_datatype
   integer :: target_rank
@@ -10338,12 +10231,11 @@ subroutine PMPI_Get(origin_addr, origin_count, origin_datatype, target_rank, tar
   type(MPI_Win) :: win
   integer, optional :: ierror
 end subroutine
-subroutine PMPI_Get_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
-    target_count, target_datatype, win, ierror)
+subroutine PMPI_Get_f08ts_large(origin_addr, origin_count, origin_datatype, target_rank, &
+    target_disp, target_count, target_datatype, win, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-  type(*), dimension(*) :: origin_addr
+  type(*), dimension(..), asynchronous :: origin_addr
   integer(kind=8) :: origin_count
   type(MPI_Datatype) :: origin_datatype
   integer :: target_rank
@@ -10354,18 +10246,19 @@ subroutine PMPI_Get_c(origin_addr, origin_count, origin_datatype, target_rank, t
   integer, optional :: ierror
 end subroutine
 end interface
+interface PMPI_Get_c
+procedure :: PMPI_Get_f08ts_large
+end interface
 interface PMPI_Get_accumulate
-subroutine PMPI_Get_accumulate(origin_addr, origin_count, origin_datatype, result_addr, &
+subroutine PMPI_Get_accumulate_f08ts(origin_addr, origin_count, origin_datatype, result_addr, &
     result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, &
     win, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-  type(*), dimension(*) :: origin_addr
+  type(*), dimension(..), asynchronous :: origin_addr
   integer :: origin_count
   type(MPI_Datatype) :: origin_datatype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
-  type(*), dimension(*) :: result_addr
+  type(*), dimension(..), asynchronous :: result_addr
   integer :: result_count
   type(MPI_Datatype) :: result_datatype
   integer :: target_rank
@@ -10376,17 +10269,15 @@ subroutine PMPI_Get_accumulate(origin_addr, origin_count, origin_datatype, resul
   type(MPI_Win) :: win
   integer, optional :: ierror
 end subroutine
-subroutine PMPI_Get_accumulate_c(origin_addr, origin_count, origin_datatype, result_addr, &
+subroutine PMPI_Get_accumulate_f08ts_large(origin_addr, origin_count, origin_datatype, result_addr, &
     result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, &
     win, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-  type(*), dimension(*) :: origin_addr
+  type(*), dimension(..), asynchronous :: origin_addr
   integer(kind=8) :: origin_count
   type(MPI_Datatype) :: origin_datatype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
-  type(*), dimension(*) :: result_addr
+  type(*), dimension(..), asynchronous :: result_addr
   integer(kind=8) :: result_count
   type(MPI_Datatype) :: result_datatype
   integer :: target_rank
@@ -10397,6 +10288,9 @@ subroutine PMPI_Get_accumulate_c(origin_addr, origin_count, origin_datatype, res
   type(MPI_Win) :: win
   integer, optional :: ierror
 end subroutine
+end interface
+interface PMPI_Get_accumulate_c
+procedure :: PMPI_Get_accumulate_f08ts_large
 end interface
 interface PMPI_Get_count
 subroutine PMPI_Get_count(status, datatype, count, ierror)
@@ -10435,50 +10329,47 @@ subroutine PMPI_Get_elements_c(status, datatype, count, ierror)
 end subroutine
 end interface
 interface PMPI_Iallgather
-subroutine PMPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+subroutine PMPI_Iallgather_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
     request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
+  type(*), dimension(..), asynchronous :: sendbuf
   integer :: sendcount
   type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer :: recvcount
   type(MPI_Datatype) :: recvtype
   type(MPI_Comm) :: comm
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
-subroutine PMPI_Iallgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
-    request, ierror)
+subroutine PMPI_Iallgather_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+    comm, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
+  type(*), dimension(..), asynchronous :: sendbuf
   integer(kind=8) :: sendcount
   type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer(kind=8) :: recvcount
   type(MPI_Datatype) :: recvtype
   type(MPI_Comm) :: comm
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
+end interface
+interface PMPI_Iallgather_c
+procedure :: PMPI_Iallgather_f08ts_large
 end interface
 interface PMPI_Iallgatherv
-subroutine PMPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
-    comm, request, ierror)
+subroutine PMPI_Iallgatherv_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+    recvtype, comm, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
+  type(*), dimension(..), asynchronous :: sendbuf
   integer :: sendcount
   type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer :: recvcounts(*)
   integer :: displs(*)
   type(MPI_Datatype) :: recvtype
@@ -10486,16 +10377,14 @@ subroutine PMPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, d
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
-subroutine PMPI_Iallgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
-    comm, request, ierror)
+subroutine PMPI_Iallgatherv_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+    recvtype, comm, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
+  type(*), dimension(..), asynchronous :: sendbuf
   integer(kind=8) :: sendcount
   type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer(kind=8) :: recvcounts(*)
   integer(kind=8) :: displs(*)
   type(MPI_Datatype) :: recvtype
@@ -10503,15 +10392,16 @@ subroutine PMPI_Iallgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts,
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
+end interface
+interface PMPI_Iallgatherv_c
+procedure :: PMPI_Iallgatherv_f08ts_large
 end interface
 interface PMPI_Iallreduce
-subroutine PMPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
+subroutine PMPI_Iallreduce_f08ts(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: sendbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer :: count
   type(MPI_Datatype) :: datatype
   type(MPI_Op) :: op
@@ -10519,13 +10409,11 @@ subroutine PMPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request,
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
-subroutine PMPI_Iallreduce_c(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
+subroutine PMPI_Iallreduce_f08ts_large(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: sendbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer(kind=8) :: count
   type(MPI_Datatype) :: datatype
   type(MPI_Op) :: op
@@ -10533,53 +10421,53 @@ subroutine PMPI_Iallreduce_c(sendbuf, recvbuf, count, datatype, op, comm, reques
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
+end interface
+interface PMPI_Iallreduce_c
+procedure :: PMPI_Iallreduce_f08ts_large
 end interface
 interface PMPI_Ialltoall
-subroutine PMPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+subroutine PMPI_Ialltoall_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
     request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
+  type(*), dimension(..), asynchronous :: sendbuf
   integer :: sendcount
   type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer :: recvcount
   type(MPI_Datatype) :: recvtype
   type(MPI_Comm) :: comm
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
-subroutine PMPI_Ialltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
-    request, ierror)
+subroutine PMPI_Ialltoall_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+    comm, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
+  type(*), dimension(..), asynchronous :: sendbuf
   integer(kind=8) :: sendcount
   type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer(kind=8) :: recvcount
   type(MPI_Datatype) :: recvtype
   type(MPI_Comm) :: comm
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
+end interface
+interface PMPI_Ialltoall_c
+procedure :: PMPI_Ialltoall_f08ts_large
 end interface
 interface PMPI_Ialltoallv
-subroutine PMPI_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, &
-    recvtype, comm, request, ierror)
+subroutine PMPI_Ialltoallv_f08ts(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
+    rdispls, recvtype, comm, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
+  type(*), dimension(..), asynchronous :: sendbuf
   integer :: sendcounts(*)
   integer :: sdispls(*)
   type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer :: recvcounts(*)
   integer :: rdispls(*)
   type(MPI_Datatype) :: recvtype
@@ -10587,17 +10475,15 @@ subroutine PMPI_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recv
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
-subroutine PMPI_Ialltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, &
-    recvtype, comm, request, ierror)
+subroutine PMPI_Ialltoallv_f08ts_large(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
+    rdispls, recvtype, comm, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
+  type(*), dimension(..), asynchronous :: sendbuf
   integer(kind=8) :: sendcounts(*)
   integer(kind=8) :: sdispls(*)
   type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer(kind=8) :: recvcounts(*)
   integer(kind=8) :: rdispls(*)
   type(MPI_Datatype) :: recvtype
@@ -10605,19 +10491,20 @@ subroutine PMPI_Ialltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, re
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
+end interface
+interface PMPI_Ialltoallv_c
+procedure :: PMPI_Ialltoallv_f08ts_large
 end interface
 interface PMPI_Ialltoallw
-subroutine PMPI_Ialltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, &
-    recvtypes, comm, request, ierror)
+subroutine PMPI_Ialltoallw_f08ts(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
+    rdispls, recvtypes, comm, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
+  type(*), dimension(..), asynchronous :: sendbuf
   integer :: sendcounts(*)
   integer :: sdispls(*)
   type(MPI_Datatype) :: sendtypes(*)
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer :: recvcounts(*)
   integer :: rdispls(*)
   type(MPI_Datatype) :: recvtypes(*)
@@ -10625,17 +10512,15 @@ subroutine PMPI_Ialltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, rec
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
-subroutine PMPI_Ialltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, &
-    recvtypes, comm, request, ierror)
+subroutine PMPI_Ialltoallw_f08ts_large(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
+    recvcounts, rdispls, recvtypes, comm, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
+  type(*), dimension(..), asynchronous :: sendbuf
   integer(kind=8) :: sendcounts(*)
   integer(kind=8) :: sdispls(*)
   type(MPI_Datatype) :: sendtypes(*)
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer(kind=8) :: recvcounts(*)
   integer(kind=8) :: rdispls(*)
   type(MPI_Datatype) :: recvtypes(*)
@@ -10643,13 +10528,15 @@ subroutine PMPI_Ialltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, r
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
+end interface
+interface PMPI_Ialltoallw_c
+procedure :: PMPI_Ialltoallw_f08ts_large
 end interface
 interface PMPI_Ibcast
-subroutine PMPI_Ibcast(buffer, count, datatype, root, comm, request, ierror)
+subroutine PMPI_Ibcast_f08ts(buffer, count, datatype, root, comm, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
-  type(*), dimension(*) :: buffer
+  type(*), dimension(..), asynchronous :: buffer
   integer :: count
   type(MPI_Datatype) :: datatype
   integer :: root
@@ -10657,11 +10544,10 @@ subroutine PMPI_Ibcast(buffer, count, datatype, root, comm, request, ierror)
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
-subroutine PMPI_Ibcast_c(buffer, count, datatype, root, comm, request, ierror)
+subroutine PMPI_Ibcast_f08ts_large(buffer, count, datatype, root, comm, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
-  type(*), dimension(*) :: buffer
+  type(*), dimension(..), asynchronous :: buffer
   integer(kind=8) :: count
   type(MPI_Datatype) :: datatype
   integer :: root
@@ -10669,13 +10555,15 @@ subroutine PMPI_Ibcast_c(buffer, count, datatype, root, comm, request, ierror)
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
+end interface
+interface PMPI_Ibcast_c
+procedure :: PMPI_Ibcast_f08ts_large
 end interface
 interface PMPI_Ibsend
-subroutine PMPI_Ibsend(buf, count, datatype, dest, tag, comm, request, ierror)
+subroutine PMPI_Ibsend_f08ts(buf, count, datatype, dest, tag, comm, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(..), asynchronous :: buf
   integer :: count
   type(MPI_Datatype) :: datatype
   integer :: dest
@@ -10684,11 +10572,10 @@ subroutine PMPI_Ibsend(buf, count, datatype, dest, tag, comm, request, ierror)
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
-subroutine PMPI_Ibsend_c(buf, count, datatype, dest, tag, comm, request, ierror)
+subroutine PMPI_Ibsend_f08ts_large(buf, count, datatype, dest, tag, comm, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(..), asynchronous :: buf
   integer(kind=8) :: count
   type(MPI_Datatype) :: datatype
   integer :: dest
@@ -10697,15 +10584,16 @@ subroutine PMPI_Ibsend_c(buf, count, datatype, dest, tag, comm, request, ierror)
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
+end interface
+interface PMPI_Ibsend_c
+procedure :: PMPI_Ibsend_f08ts_large
 end interface
 interface PMPI_Iexscan
-subroutine PMPI_Iexscan(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
+subroutine PMPI_Iexscan_f08ts(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: sendbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer :: count
   type(MPI_Datatype) :: datatype
   type(MPI_Op) :: op
@@ -10713,13 +10601,11 @@ subroutine PMPI_Iexscan(sendbuf, recvbuf, count, datatype, op, comm, request, ie
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
-subroutine PMPI_Iexscan_c(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
+subroutine PMPI_Iexscan_f08ts_large(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: sendbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer(kind=8) :: count
   type(MPI_Datatype) :: datatype
   type(MPI_Op) :: op
@@ -10728,17 +10614,18 @@ subroutine PMPI_Iexscan_c(sendbuf, recvbuf, count, datatype, op, comm, request, 
   integer, optional :: ierror
 end subroutine
 end interface
+interface PMPI_Iexscan_c
+procedure :: PMPI_Iexscan_f08ts_large
+end interface
 interface PMPI_Igather
-subroutine PMPI_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
-    request, ierror)
+subroutine PMPI_Igather_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &
+    comm, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
+  type(*), dimension(..), asynchronous :: sendbuf
   integer :: sendcount
   type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer :: recvcount
   type(MPI_Datatype) :: recvtype
   integer :: root
@@ -10746,53 +10633,50 @@ subroutine PMPI_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvty
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
-subroutine PMPI_Igather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
-    request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer(kind=8) :: sendcount
-  type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer(kind=8) :: recvcount
-  type(MPI_Datatype) :: recvtype
-  integer :: root
-  type(MPI_Comm) :: comm
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-end interface
-interface PMPI_Igatherv
-subroutine PMPI_Igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, &
-    comm, request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer :: sendcount
-  type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: recvcounts(*)
-  integer :: displs(*)
-  type(MPI_Datatype) :: recvtype
-  integer :: root
-  type(MPI_Comm) :: comm
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-subroutine PMPI_Igatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
+subroutine PMPI_Igather_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
     root, comm, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
+  type(*), dimension(..), asynchronous :: sendbuf
   integer(kind=8) :: sendcount
   type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: recvbuf
+  integer(kind=8) :: recvcount
+  type(MPI_Datatype) :: recvtype
+  integer :: root
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Igather_c
+procedure :: PMPI_Igather_f08ts_large
+end interface
+interface PMPI_Igatherv
+subroutine PMPI_Igatherv_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
+    root, comm, request, ierror)
+  import
+  implicit none
+  type(*), dimension(..), asynchronous :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  type(*), dimension(..), asynchronous :: recvbuf
+  integer :: recvcounts(*)
+  integer :: displs(*)
+  type(MPI_Datatype) :: recvtype
+  integer :: root
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Igatherv_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+    recvtype, root, comm, request, ierror)
+  import
+  implicit none
+  type(*), dimension(..), asynchronous :: sendbuf
+  integer(kind=8) :: sendcount
+  type(MPI_Datatype) :: sendtype
+  type(*), dimension(..), asynchronous :: recvbuf
   integer(kind=8) :: recvcounts(*)
   integer(kind=8) :: displs(*)
   type(MPI_Datatype) :: recvtype
@@ -10802,23 +10686,24 @@ subroutine PMPI_Igatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, di
   integer, optional :: ierror
 end subroutine
 end interface
+interface PMPI_Igatherv_c
+procedure :: PMPI_Igatherv_f08ts_large
+end interface
 interface PMPI_Imrecv
-subroutine PMPI_Imrecv(buf, count, datatype, message, request, ierror)
+subroutine PMPI_Imrecv_f08ts(buf, count, datatype, message, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(..), asynchronous :: buf
   integer :: count
   type(MPI_Datatype) :: datatype
   type(MPI_Message) :: message
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
-subroutine PMPI_Imrecv_c(buf, count, datatype, message, request, ierror)
+subroutine PMPI_Imrecv_f08ts_large(buf, count, datatype, message, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(..), asynchronous :: buf
   integer(kind=8) :: count
   type(MPI_Datatype) :: datatype
   type(MPI_Message) :: message
@@ -10826,33 +10711,32 @@ subroutine PMPI_Imrecv_c(buf, count, datatype, message, request, ierror)
   integer, optional :: ierror
 end subroutine
 end interface
+interface PMPI_Imrecv_c
+procedure :: PMPI_Imrecv_f08ts_large
+end interface
 interface PMPI_Ineighbor_allgather
-subroutine PMPI_Ineighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
-    comm, request, ierror)
+subroutine PMPI_Ineighbor_allgather_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+    recvtype, comm, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
+  type(*), dimension(..), asynchronous :: sendbuf
   integer :: sendcount
   type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer :: recvcount
   type(MPI_Datatype) :: recvtype
   type(MPI_Comm) :: comm
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
-subroutine PMPI_Ineighbor_allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
-    comm, request, ierror)
+subroutine PMPI_Ineighbor_allgather_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+    recvtype, comm, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
+  type(*), dimension(..), asynchronous :: sendbuf
   integer(kind=8) :: sendcount
   type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer(kind=8) :: recvcount
   type(MPI_Datatype) :: recvtype
   type(MPI_Comm) :: comm
@@ -10860,17 +10744,18 @@ subroutine PMPI_Ineighbor_allgather_c(sendbuf, sendcount, sendtype, recvbuf, rec
   integer, optional :: ierror
 end subroutine
 end interface
+interface PMPI_Ineighbor_allgather_c
+procedure :: PMPI_Ineighbor_allgather_f08ts_large
+end interface
 interface PMPI_Ineighbor_allgatherv
-subroutine PMPI_Ineighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
-    recvtype, comm, request, ierror)
+subroutine PMPI_Ineighbor_allgatherv_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcounts, &
+    displs, recvtype, comm, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
+  type(*), dimension(..), asynchronous :: sendbuf
   integer :: sendcount
   type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer :: recvcounts(*)
   integer :: displs(*)
   type(MPI_Datatype) :: recvtype
@@ -10878,16 +10763,14 @@ subroutine PMPI_Ineighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recv
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
-subroutine PMPI_Ineighbor_allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
-    recvtype, comm, request, ierror)
+subroutine PMPI_Ineighbor_allgatherv_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcounts, &
+    displs, recvtype, comm, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
+  type(*), dimension(..), asynchronous :: sendbuf
   integer(kind=8) :: sendcount
   type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer(kind=8) :: recvcounts(*)
   integer(kind=8) :: displs(*)
   type(MPI_Datatype) :: recvtype
@@ -10896,33 +10779,32 @@ subroutine PMPI_Ineighbor_allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, re
   integer, optional :: ierror
 end subroutine
 end interface
+interface PMPI_Ineighbor_allgatherv_c
+procedure :: PMPI_Ineighbor_allgatherv_f08ts_large
+end interface
 interface PMPI_Ineighbor_alltoall
-subroutine PMPI_Ineighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
-    comm, request, ierror)
+subroutine PMPI_Ineighbor_alltoall_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+    recvtype, comm, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
+  type(*), dimension(..), asynchronous :: sendbuf
   integer :: sendcount
   type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer :: recvcount
   type(MPI_Datatype) :: recvtype
   type(MPI_Comm) :: comm
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
-subroutine PMPI_Ineighbor_alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
-    comm, request, ierror)
+subroutine PMPI_Ineighbor_alltoall_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+    recvtype, comm, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
+  type(*), dimension(..), asynchronous :: sendbuf
   integer(kind=8) :: sendcount
   type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer(kind=8) :: recvcount
   type(MPI_Datatype) :: recvtype
   type(MPI_Comm) :: comm
@@ -10930,18 +10812,19 @@ subroutine PMPI_Ineighbor_alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recv
   integer, optional :: ierror
 end subroutine
 end interface
+interface PMPI_Ineighbor_alltoall_c
+procedure :: PMPI_Ineighbor_alltoall_f08ts_large
+end interface
 interface PMPI_Ineighbor_alltoallv
-subroutine PMPI_Ineighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
-    rdispls, recvtype, comm, request, ierror)
+subroutine PMPI_Ineighbor_alltoallv_f08ts(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
+    recvcounts, rdispls, recvtype, comm, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
+  type(*), dimension(..), asynchronous :: sendbuf
   integer :: sendcounts(*)
   integer :: sdispls(*)
   type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer :: recvcounts(*)
   integer :: rdispls(*)
   type(MPI_Datatype) :: recvtype
@@ -10949,17 +10832,15 @@ subroutine PMPI_Ineighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recv
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
-subroutine PMPI_Ineighbor_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
-    rdispls, recvtype, comm, request, ierror)
+subroutine PMPI_Ineighbor_alltoallv_f08ts_large(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
+    recvcounts, rdispls, recvtype, comm, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
+  type(*), dimension(..), asynchronous :: sendbuf
   integer(kind=8) :: sendcounts(*)
   integer(kind=8) :: sdispls(*)
   type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer(kind=8) :: recvcounts(*)
   integer(kind=8) :: rdispls(*)
   type(MPI_Datatype) :: recvtype
@@ -10967,19 +10848,20 @@ subroutine PMPI_Ineighbor_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, re
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
+end interface
+interface PMPI_Ineighbor_alltoallv_c
+procedure :: PMPI_Ineighbor_alltoallv_f08ts_large
 end interface
 interface PMPI_Ineighbor_alltoallw
-subroutine PMPI_Ineighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
-    rdispls, recvtypes, comm, request, ierror)
+subroutine PMPI_Ineighbor_alltoallw_f08ts(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
+    recvcounts, rdispls, recvtypes, comm, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
+  type(*), dimension(..), asynchronous :: sendbuf
   integer :: sendcounts(*)
   integer(kind=8) :: sdispls(*)
   type(MPI_Datatype) :: sendtypes(*)
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer :: recvcounts(*)
   integer(kind=8) :: rdispls(*)
   type(MPI_Datatype) :: recvtypes(*)
@@ -10987,17 +10869,15 @@ subroutine PMPI_Ineighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, rec
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
-subroutine PMPI_Ineighbor_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
-    rdispls, recvtypes, comm, request, ierror)
+subroutine PMPI_Ineighbor_alltoallw_f08ts_large(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
+    recvcounts, rdispls, recvtypes, comm, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
+  type(*), dimension(..), asynchronous :: sendbuf
   integer(kind=8) :: sendcounts(*)
   integer(kind=8) :: sdispls(*)
   type(MPI_Datatype) :: sendtypes(*)
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer(kind=8) :: recvcounts(*)
   integer(kind=8) :: rdispls(*)
   type(MPI_Datatype) :: recvtypes(*)
@@ -11005,13 +10885,15 @@ subroutine PMPI_Ineighbor_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, r
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
+end interface
+interface PMPI_Ineighbor_alltoallw_c
+procedure :: PMPI_Ineighbor_alltoallw_f08ts_large
 end interface
 interface PMPI_Irecv
-subroutine PMPI_Irecv(buf, count, datatype, source, tag, comm, request, ierror)
+subroutine PMPI_Irecv_f08ts(buf, count, datatype, source, tag, comm, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(..), asynchronous :: buf
   integer :: count
   type(MPI_Datatype) :: datatype
   integer :: source
@@ -11020,11 +10902,10 @@ subroutine PMPI_Irecv(buf, count, datatype, source, tag, comm, request, ierror)
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
-subroutine PMPI_Irecv_c(buf, count, datatype, source, tag, comm, request, ierror)
+subroutine PMPI_Irecv_f08ts_large(buf, count, datatype, source, tag, comm, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(..), asynchronous :: buf
   integer(kind=8) :: count
   type(MPI_Datatype) :: datatype
   integer :: source
@@ -11033,15 +10914,16 @@ subroutine PMPI_Irecv_c(buf, count, datatype, source, tag, comm, request, ierror
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
+end interface
+interface PMPI_Irecv_c
+procedure :: PMPI_Irecv_f08ts_large
 end interface
 interface PMPI_Ireduce
-subroutine PMPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, request, ierror)
+subroutine PMPI_Ireduce_f08ts(sendbuf, recvbuf, count, datatype, op, root, comm, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: sendbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer :: count
   type(MPI_Datatype) :: datatype
   type(MPI_Op) :: op
@@ -11050,13 +10932,12 @@ subroutine PMPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, reque
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
-subroutine PMPI_Ireduce_c(sendbuf, recvbuf, count, datatype, op, root, comm, request, ierror)
+subroutine PMPI_Ireduce_f08ts_large(sendbuf, recvbuf, count, datatype, op, root, comm, request, &
+    ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: sendbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer(kind=8) :: count
   type(MPI_Datatype) :: datatype
   type(MPI_Op) :: op
@@ -11066,14 +10947,16 @@ subroutine PMPI_Ireduce_c(sendbuf, recvbuf, count, datatype, op, root, comm, req
   integer, optional :: ierror
 end subroutine
 end interface
+interface PMPI_Ireduce_c
+procedure :: PMPI_Ireduce_f08ts_large
+end interface
 interface PMPI_Ireduce_scatter
-subroutine PMPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, request, ierror)
+subroutine PMPI_Ireduce_scatter_f08ts(sendbuf, recvbuf, recvcounts, datatype, op, comm, request, &
+    ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: sendbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer :: recvcounts(*)
   type(MPI_Datatype) :: datatype
   type(MPI_Op) :: op
@@ -11081,13 +10964,12 @@ subroutine PMPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
-subroutine PMPI_Ireduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, request, ierror)
+subroutine PMPI_Ireduce_scatter_f08ts_large(sendbuf, recvbuf, recvcounts, datatype, op, comm, &
+    request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: sendbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer(kind=8) :: recvcounts(*)
   type(MPI_Datatype) :: datatype
   type(MPI_Op) :: op
@@ -11096,15 +10978,16 @@ subroutine PMPI_Ireduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, co
   integer, optional :: ierror
 end subroutine
 end interface
+interface PMPI_Ireduce_scatter_c
+procedure :: PMPI_Ireduce_scatter_f08ts_large
+end interface
 interface PMPI_Ireduce_scatter_block
-subroutine PMPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, request, &
-    ierror)
+subroutine PMPI_Ireduce_scatter_block_f08ts(sendbuf, recvbuf, recvcount, datatype, op, comm, &
+    request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: sendbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer :: recvcount
   type(MPI_Datatype) :: datatype
   type(MPI_Op) :: op
@@ -11112,14 +10995,12 @@ subroutine PMPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op,
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
-subroutine PMPI_Ireduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm, request, &
-    ierror)
+subroutine PMPI_Ireduce_scatter_block_f08ts_large(sendbuf, recvbuf, recvcount, datatype, op, comm, &
+    request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: sendbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer(kind=8) :: recvcount
   type(MPI_Datatype) :: datatype
   type(MPI_Op) :: op
@@ -11127,13 +11008,15 @@ subroutine PMPI_Ireduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, o
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
+end interface
+interface PMPI_Ireduce_scatter_block_c
+procedure :: PMPI_Ireduce_scatter_block_f08ts_large
 end interface
 interface PMPI_Irsend
-subroutine PMPI_Irsend(buf, count, datatype, dest, tag, comm, request, ierror)
+subroutine PMPI_Irsend_f08ts(buf, count, datatype, dest, tag, comm, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(..), asynchronous :: buf
   integer :: count
   type(MPI_Datatype) :: datatype
   integer :: dest
@@ -11142,11 +11025,10 @@ subroutine PMPI_Irsend(buf, count, datatype, dest, tag, comm, request, ierror)
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
-subroutine PMPI_Irsend_c(buf, count, datatype, dest, tag, comm, request, ierror)
+subroutine PMPI_Irsend_f08ts_large(buf, count, datatype, dest, tag, comm, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(..), asynchronous :: buf
   integer(kind=8) :: count
   type(MPI_Datatype) :: datatype
   integer :: dest
@@ -11155,15 +11037,16 @@ subroutine PMPI_Irsend_c(buf, count, datatype, dest, tag, comm, request, ierror)
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
+end interface
+interface PMPI_Irsend_c
+procedure :: PMPI_Irsend_f08ts_large
 end interface
 interface PMPI_Iscan
-subroutine PMPI_Iscan(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
+subroutine PMPI_Iscan_f08ts(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: sendbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer :: count
   type(MPI_Datatype) :: datatype
   type(MPI_Op) :: op
@@ -11171,13 +11054,11 @@ subroutine PMPI_Iscan(sendbuf, recvbuf, count, datatype, op, comm, request, ierr
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
-subroutine PMPI_Iscan_c(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
+subroutine PMPI_Iscan_f08ts_large(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: sendbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer(kind=8) :: count
   type(MPI_Datatype) :: datatype
   type(MPI_Op) :: op
@@ -11186,17 +11067,18 @@ subroutine PMPI_Iscan_c(sendbuf, recvbuf, count, datatype, op, comm, request, ie
   integer, optional :: ierror
 end subroutine
 end interface
+interface PMPI_Iscan_c
+procedure :: PMPI_Iscan_f08ts_large
+end interface
 interface PMPI_Iscatter
-subroutine PMPI_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
-    request, ierror)
+subroutine PMPI_Iscatter_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &
+    comm, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
+  type(*), dimension(..), asynchronous :: sendbuf
   integer :: sendcount
   type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer :: recvcount
   type(MPI_Datatype) :: recvtype
   integer :: root
@@ -11204,36 +11086,35 @@ subroutine PMPI_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvt
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
-subroutine PMPI_Iscatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
-    request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer(kind=8) :: sendcount
-  type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer(kind=8) :: recvcount
-  type(MPI_Datatype) :: recvtype
-  integer :: root
-  type(MPI_Comm) :: comm
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-end interface
-interface PMPI_Iscatterv
-subroutine PMPI_Iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, &
+subroutine PMPI_Iscatter_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
     root, comm, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
+  type(*), dimension(..), asynchronous :: sendbuf
+  integer(kind=8) :: sendcount
+  type(MPI_Datatype) :: sendtype
+  type(*), dimension(..), asynchronous :: recvbuf
+  integer(kind=8) :: recvcount
+  type(MPI_Datatype) :: recvtype
+  integer :: root
+  type(MPI_Comm) :: comm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Iscatter_c
+procedure :: PMPI_Iscatter_f08ts_large
+end interface
+interface PMPI_Iscatterv
+subroutine PMPI_Iscatterv_f08ts(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, &
+    recvtype, root, comm, request, ierror)
+  import
+  implicit none
+  type(*), dimension(..), asynchronous :: sendbuf
   integer :: sendcounts(*)
   integer :: displs(*)
   type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer :: recvcount
   type(MPI_Datatype) :: recvtype
   integer :: root
@@ -11241,17 +11122,15 @@ subroutine PMPI_Iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvco
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
-subroutine PMPI_Iscatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, &
-    root, comm, request, ierror)
+subroutine PMPI_Iscatterv_f08ts_large(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, &
+    recvtype, root, comm, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
+  type(*), dimension(..), asynchronous :: sendbuf
   integer(kind=8) :: sendcounts(*)
   integer(kind=8) :: displs(*)
   type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer(kind=8) :: recvcount
   type(MPI_Datatype) :: recvtype
   integer :: root
@@ -11260,12 +11139,14 @@ subroutine PMPI_Iscatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recv
   integer, optional :: ierror
 end subroutine
 end interface
+interface PMPI_Iscatterv_c
+procedure :: PMPI_Iscatterv_f08ts_large
+end interface
 interface PMPI_Isend
-subroutine PMPI_Isend(buf, count, datatype, dest, tag, comm, request, ierror)
+subroutine PMPI_Isend_f08ts(buf, count, datatype, dest, tag, comm, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(..), asynchronous :: buf
   integer :: count
   type(MPI_Datatype) :: datatype
   integer :: dest
@@ -11274,11 +11155,10 @@ subroutine PMPI_Isend(buf, count, datatype, dest, tag, comm, request, ierror)
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
-subroutine PMPI_Isend_c(buf, count, datatype, dest, tag, comm, request, ierror)
+subroutine PMPI_Isend_f08ts_large(buf, count, datatype, dest, tag, comm, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(..), asynchronous :: buf
   integer(kind=8) :: count
   type(MPI_Datatype) :: datatype
   integer :: dest
@@ -11287,20 +11167,21 @@ subroutine PMPI_Isend_c(buf, count, datatype, dest, tag, comm, request, ierror)
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
+end interface
+interface PMPI_Isend_c
+procedure :: PMPI_Isend_f08ts_large
 end interface
 interface PMPI_Isendrecv
-subroutine PMPI_Isendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, &
+subroutine PMPI_Isendrecv_f08ts(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, &
     recvtype, source, recvtag, comm, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
+  type(*), dimension(..), asynchronous :: sendbuf
   integer :: sendcount
   type(MPI_Datatype) :: sendtype
   integer :: dest
   integer :: sendtag
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer :: recvcount
   type(MPI_Datatype) :: recvtype
   integer :: source
@@ -11309,18 +11190,16 @@ subroutine PMPI_Isendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, 
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
-subroutine PMPI_Isendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, &
-    recvtype, source, recvtag, comm, request, ierror)
+subroutine PMPI_Isendrecv_f08ts_large(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, &
+    recvcount, recvtype, source, recvtag, comm, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
+  type(*), dimension(..), asynchronous :: sendbuf
   integer(kind=8) :: sendcount
   type(MPI_Datatype) :: sendtype
   integer :: dest
   integer :: sendtag
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer(kind=8) :: recvcount
   type(MPI_Datatype) :: recvtype
   integer :: source
@@ -11329,14 +11208,16 @@ subroutine PMPI_Isendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
+end interface
+interface PMPI_Isendrecv_c
+procedure :: PMPI_Isendrecv_f08ts_large
 end interface
 interface PMPI_Isendrecv_replace
-subroutine PMPI_Isendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, &
+subroutine PMPI_Isendrecv_replace_f08ts(buf, count, datatype, dest, sendtag, source, recvtag, comm, &
     request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(..), asynchronous :: buf
   integer :: count
   type(MPI_Datatype) :: datatype
   integer :: dest
@@ -11347,12 +11228,11 @@ subroutine PMPI_Isendrecv_replace(buf, count, datatype, dest, sendtag, source, r
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
-subroutine PMPI_Isendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, &
-    request, ierror)
+subroutine PMPI_Isendrecv_replace_f08ts_large(buf, count, datatype, dest, sendtag, source, recvtag, &
+    comm, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(..), asynchronous :: buf
   integer(kind=8) :: count
   type(MPI_Datatype) :: datatype
   integer :: dest
@@ -11363,13 +11243,15 @@ subroutine PMPI_Isendrecv_replace_c(buf, count, datatype, dest, sendtag, source,
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
+end interface
+interface PMPI_Isendrecv_replace_c
+procedure :: PMPI_Isendrecv_replace_f08ts_large
 end interface
 interface PMPI_Issend
-subroutine PMPI_Issend(buf, count, datatype, dest, tag, comm, request, ierror)
+subroutine PMPI_Issend_f08ts(buf, count, datatype, dest, tag, comm, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(..), asynchronous :: buf
   integer :: count
   type(MPI_Datatype) :: datatype
   integer :: dest
@@ -11378,11 +11260,10 @@ subroutine PMPI_Issend(buf, count, datatype, dest, tag, comm, request, ierror)
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
-subroutine PMPI_Issend_c(buf, count, datatype, dest, tag, comm, request, ierror)
+subroutine PMPI_Issend_f08ts_large(buf, count, datatype, dest, tag, comm, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(..), asynchronous :: buf
   integer(kind=8) :: count
   type(MPI_Datatype) :: datatype
   integer :: dest
@@ -11391,24 +11272,25 @@ subroutine PMPI_Issend_c(buf, count, datatype, dest, tag, comm, request, ierror)
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
+end interface
+interface PMPI_Issend_c
+procedure :: PMPI_Issend_f08ts_large
 end interface
 interface PMPI_Mrecv
-subroutine PMPI_Mrecv(buf, count, datatype, message, status, ierror)
+subroutine PMPI_Mrecv_f08ts(buf, count, datatype, message, status, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(..) :: buf
   integer :: count
   type(MPI_Datatype) :: datatype
   type(MPI_Message) :: message
   type(MPI_Status) :: status
   integer, optional :: ierror
 end subroutine
-subroutine PMPI_Mrecv_c(buf, count, datatype, message, status, ierror)
+subroutine PMPI_Mrecv_f08ts_large(buf, count, datatype, message, status, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(..) :: buf
   integer(kind=8) :: count
   type(MPI_Datatype) :: datatype
   type(MPI_Message) :: message
@@ -11416,101 +11298,98 @@ subroutine PMPI_Mrecv_c(buf, count, datatype, message, status, ierror)
   integer, optional :: ierror
 end subroutine
 end interface
+interface PMPI_Mrecv_c
+procedure :: PMPI_Mrecv_f08ts_large
+end interface
 interface PMPI_Neighbor_allgather
-subroutine PMPI_Neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
-    comm, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer :: sendcount
-  type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: recvcount
-  type(MPI_Datatype) :: recvtype
-  type(MPI_Comm) :: comm
-  integer, optional :: ierror
-end subroutine
-subroutine PMPI_Neighbor_allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
-    comm, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer(kind=8) :: sendcount
-  type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer(kind=8) :: recvcount
-  type(MPI_Datatype) :: recvtype
-  type(MPI_Comm) :: comm
-  integer, optional :: ierror
-end subroutine
-end interface
-interface PMPI_Neighbor_allgather_init
-subroutine PMPI_Neighbor_allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
-    comm, info, request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer :: sendcount
-  type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: recvcount
-  type(MPI_Datatype) :: recvtype
-  type(MPI_Comm) :: comm
-  type(MPI_Info) :: info
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-subroutine PMPI_Neighbor_allgather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
-    recvtype, comm, info, request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer(kind=8) :: sendcount
-  type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer(kind=8) :: recvcount
-  type(MPI_Datatype) :: recvtype
-  type(MPI_Comm) :: comm
-  type(MPI_Info) :: info
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-end interface
-interface PMPI_Neighbor_allgatherv
-subroutine PMPI_Neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+subroutine PMPI_Neighbor_allgather_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
     recvtype, comm, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
+  type(*), dimension(..) :: sendbuf
   integer :: sendcount
   type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..) :: recvbuf
+  integer :: recvcount
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Neighbor_allgather_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+    recvtype, comm, ierror)
+  import
+  implicit none
+  type(*), dimension(..) :: sendbuf
+  integer(kind=8) :: sendcount
+  type(MPI_Datatype) :: sendtype
+  type(*), dimension(..) :: recvbuf
+  integer(kind=8) :: recvcount
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Neighbor_allgather_c
+procedure :: PMPI_Neighbor_allgather_f08ts_large
+end interface
+interface PMPI_Neighbor_allgather_init
+subroutine PMPI_Neighbor_allgather_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+    recvtype, comm, info, request, ierror)
+  import
+  implicit none
+  type(*), dimension(..), asynchronous :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  type(*), dimension(..), asynchronous :: recvbuf
+  integer :: recvcount
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Neighbor_allgather_init_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, &
+    recvcount, recvtype, comm, info, request, ierror)
+  import
+  implicit none
+  type(*), dimension(..), asynchronous :: sendbuf
+  integer(kind=8) :: sendcount
+  type(MPI_Datatype) :: sendtype
+  type(*), dimension(..), asynchronous :: recvbuf
+  integer(kind=8) :: recvcount
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Neighbor_allgather_init_c
+procedure :: PMPI_Neighbor_allgather_init_f08ts_large
+end interface
+interface PMPI_Neighbor_allgatherv
+subroutine PMPI_Neighbor_allgatherv_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcounts, &
+    displs, recvtype, comm, ierror)
+  import
+  implicit none
+  type(*), dimension(..) :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  type(*), dimension(..) :: recvbuf
   integer :: recvcounts(*)
   integer :: displs(*)
   type(MPI_Datatype) :: recvtype
   type(MPI_Comm) :: comm
   integer, optional :: ierror
 end subroutine
-subroutine PMPI_Neighbor_allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
-    recvtype, comm, ierror)
+subroutine PMPI_Neighbor_allgatherv_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcounts, &
+    displs, recvtype, comm, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
+  type(*), dimension(..) :: sendbuf
   integer(kind=8) :: sendcount
   type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..) :: recvbuf
   integer(kind=8) :: recvcounts(*)
   integer(kind=8) :: displs(*)
   type(MPI_Datatype) :: recvtype
@@ -11518,35 +11397,34 @@ subroutine PMPI_Neighbor_allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, rec
   integer, optional :: ierror
 end subroutine
 end interface
+interface PMPI_Neighbor_allgatherv_c
+procedure :: PMPI_Neighbor_allgatherv_f08ts_large
+end interface
 interface PMPI_Neighbor_allgatherv_init
-subroutine PMPI_Neighbor_allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
-    recvtype, comm, info, request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer :: sendcount
-  type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: recvcounts(*)
-  integer :: displs(*)
-  type(MPI_Datatype) :: recvtype
-  type(MPI_Comm) :: comm
-  type(MPI_Info) :: info
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-subroutine PMPI_Neighbor_allgatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, &
+subroutine PMPI_Neighbor_allgatherv_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcounts, &
     displs, recvtype, comm, info, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
+  type(*), dimension(..), asynchronous :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  type(*), dimension(..), asynchronous :: recvbuf
+  integer :: recvcounts(*)
+  integer :: displs(*)
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Neighbor_allgatherv_init_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, &
+    recvcounts, displs, recvtype, comm, info, request, ierror)
+  import
+  implicit none
+  type(*), dimension(..), asynchronous :: sendbuf
   integer(kind=8) :: sendcount
   type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer(kind=8) :: recvcounts(*)
   integer(kind=8) :: displs(*)
   type(MPI_Datatype) :: recvtype
@@ -11556,49 +11434,49 @@ subroutine PMPI_Neighbor_allgatherv_init_c(sendbuf, sendcount, sendtype, recvbuf
   integer, optional :: ierror
 end subroutine
 end interface
+interface PMPI_Neighbor_allgatherv_init_c
+procedure :: PMPI_Neighbor_allgatherv_init_f08ts_large
+end interface
 interface PMPI_Neighbor_alltoall
-subroutine PMPI_Neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
-    ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer :: sendcount
-  type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: recvcount
-  type(MPI_Datatype) :: recvtype
-  type(MPI_Comm) :: comm
-  integer, optional :: ierror
-end subroutine
-subroutine PMPI_Neighbor_alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+subroutine PMPI_Neighbor_alltoall_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
     comm, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
+  type(*), dimension(..) :: sendbuf
+  integer :: sendcount
+  type(MPI_Datatype) :: sendtype
+  type(*), dimension(..) :: recvbuf
+  integer :: recvcount
+  type(MPI_Datatype) :: recvtype
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Neighbor_alltoall_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+    recvtype, comm, ierror)
+  import
+  implicit none
+  type(*), dimension(..) :: sendbuf
   integer(kind=8) :: sendcount
   type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..) :: recvbuf
   integer(kind=8) :: recvcount
   type(MPI_Datatype) :: recvtype
   type(MPI_Comm) :: comm
   integer, optional :: ierror
 end subroutine
 end interface
+interface PMPI_Neighbor_alltoall_c
+procedure :: PMPI_Neighbor_alltoall_f08ts_large
+end interface
 interface PMPI_Neighbor_alltoall_init
-subroutine PMPI_Neighbor_alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
-    comm, info, request, ierror)
+subroutine PMPI_Neighbor_alltoall_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+    recvtype, comm, info, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
+  type(*), dimension(..), asynchronous :: sendbuf
   integer :: sendcount
   type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer :: recvcount
   type(MPI_Datatype) :: recvtype
   type(MPI_Comm) :: comm
@@ -11606,16 +11484,14 @@ subroutine PMPI_Neighbor_alltoall_init(sendbuf, sendcount, sendtype, recvbuf, re
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
-subroutine PMPI_Neighbor_alltoall_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
-    recvtype, comm, info, request, ierror)
+subroutine PMPI_Neighbor_alltoall_init_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, &
+    recvcount, recvtype, comm, info, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
+  type(*), dimension(..), asynchronous :: sendbuf
   integer(kind=8) :: sendcount
   type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer(kind=8) :: recvcount
   type(MPI_Datatype) :: recvtype
   type(MPI_Comm) :: comm
@@ -11624,54 +11500,54 @@ subroutine PMPI_Neighbor_alltoall_init_c(sendbuf, sendcount, sendtype, recvbuf, 
   integer, optional :: ierror
 end subroutine
 end interface
+interface PMPI_Neighbor_alltoall_init_c
+procedure :: PMPI_Neighbor_alltoall_init_f08ts_large
+end interface
 interface PMPI_Neighbor_alltoallv
-subroutine PMPI_Neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
-    rdispls, recvtype, comm, ierror)
+subroutine PMPI_Neighbor_alltoallv_f08ts(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
+    recvcounts, rdispls, recvtype, comm, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
+  type(*), dimension(..) :: sendbuf
   integer :: sendcounts(*)
   integer :: sdispls(*)
   type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..) :: recvbuf
   integer :: recvcounts(*)
   integer :: rdispls(*)
   type(MPI_Datatype) :: recvtype
   type(MPI_Comm) :: comm
   integer, optional :: ierror
 end subroutine
-subroutine PMPI_Neighbor_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
-    rdispls, recvtype, comm, ierror)
+subroutine PMPI_Neighbor_alltoallv_f08ts_large(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
+    recvcounts, rdispls, recvtype, comm, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
+  type(*), dimension(..) :: sendbuf
   integer(kind=8) :: sendcounts(*)
   integer(kind=8) :: sdispls(*)
   type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..) :: recvbuf
   integer(kind=8) :: recvcounts(*)
   integer(kind=8) :: rdispls(*)
   type(MPI_Datatype) :: recvtype
   type(MPI_Comm) :: comm
   integer, optional :: ierror
 end subroutine
+end interface
+interface PMPI_Neighbor_alltoallv_c
+procedure :: PMPI_Neighbor_alltoallv_f08ts_large
 end interface
 interface PMPI_Neighbor_alltoallv_init
-subroutine PMPI_Neighbor_alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
+subroutine PMPI_Neighbor_alltoallv_init_f08ts(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
     recvcounts, rdispls, recvtype, comm, info, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
+  type(*), dimension(..), asynchronous :: sendbuf
   integer :: sendcounts(*)
   integer :: sdispls(*)
   type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer :: recvcounts(*)
   integer :: rdispls(*)
   type(MPI_Datatype) :: recvtype
@@ -11680,17 +11556,15 @@ subroutine PMPI_Neighbor_alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, 
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
-subroutine PMPI_Neighbor_alltoallv_init_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
-    recvcounts, rdispls, recvtype, comm, info, request, ierror)
+subroutine PMPI_Neighbor_alltoallv_init_f08ts_large(sendbuf, sendcounts, sdispls, sendtype, &
+    recvbuf, recvcounts, rdispls, recvtype, comm, info, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
+  type(*), dimension(..), asynchronous :: sendbuf
   integer(kind=8) :: sendcounts(*)
   integer(kind=8) :: sdispls(*)
   type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer(kind=8) :: recvcounts(*)
   integer(kind=8) :: rdispls(*)
   type(MPI_Datatype) :: recvtype
@@ -11700,54 +11574,54 @@ subroutine PMPI_Neighbor_alltoallv_init_c(sendbuf, sendcounts, sdispls, sendtype
   integer, optional :: ierror
 end subroutine
 end interface
+interface PMPI_Neighbor_alltoallv_init_c
+procedure :: PMPI_Neighbor_alltoallv_init_f08ts_large
+end interface
 interface PMPI_Neighbor_alltoallw
-subroutine PMPI_Neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
-    rdispls, recvtypes, comm, ierror)
+subroutine PMPI_Neighbor_alltoallw_f08ts(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
+    recvcounts, rdispls, recvtypes, comm, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
+  type(*), dimension(..) :: sendbuf
   integer :: sendcounts(*)
   integer(kind=8) :: sdispls(*)
   type(MPI_Datatype) :: sendtypes(*)
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..) :: recvbuf
   integer :: recvcounts(*)
   integer(kind=8) :: rdispls(*)
   type(MPI_Datatype) :: recvtypes(*)
   type(MPI_Comm) :: comm
   integer, optional :: ierror
 end subroutine
-subroutine PMPI_Neighbor_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
-    rdispls, recvtypes, comm, ierror)
+subroutine PMPI_Neighbor_alltoallw_f08ts_large(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
+    recvcounts, rdispls, recvtypes, comm, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
+  type(*), dimension(..) :: sendbuf
   integer(kind=8) :: sendcounts(*)
   integer(kind=8) :: sdispls(*)
   type(MPI_Datatype) :: sendtypes(*)
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..) :: recvbuf
   integer(kind=8) :: recvcounts(*)
   integer(kind=8) :: rdispls(*)
   type(MPI_Datatype) :: recvtypes(*)
   type(MPI_Comm) :: comm
   integer, optional :: ierror
 end subroutine
+end interface
+interface PMPI_Neighbor_alltoallw_c
+procedure :: PMPI_Neighbor_alltoallw_f08ts_large
 end interface
 interface PMPI_Neighbor_alltoallw_init
-subroutine PMPI_Neighbor_alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
+subroutine PMPI_Neighbor_alltoallw_init_f08ts(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
     recvcounts, rdispls, recvtypes, comm, info, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
+  type(*), dimension(..), asynchronous :: sendbuf
   integer :: sendcounts(*)
   integer(kind=8) :: sdispls(*)
   type(MPI_Datatype) :: sendtypes(*)
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer :: recvcounts(*)
   integer(kind=8) :: rdispls(*)
   type(MPI_Datatype) :: recvtypes(*)
@@ -11756,17 +11630,15 @@ subroutine PMPI_Neighbor_alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes,
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
-subroutine PMPI_Neighbor_alltoallw_init_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
-    recvcounts, rdispls, recvtypes, comm, info, request, ierror)
+subroutine PMPI_Neighbor_alltoallw_init_f08ts_large(sendbuf, sendcounts, sdispls, sendtypes, &
+    recvbuf, recvcounts, rdispls, recvtypes, comm, info, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
+  type(*), dimension(..), asynchronous :: sendbuf
   integer(kind=8) :: sendcounts(*)
   integer(kind=8) :: sdispls(*)
   type(MPI_Datatype) :: sendtypes(*)
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer(kind=8) :: recvcounts(*)
   integer(kind=8) :: rdispls(*)
   type(MPI_Datatype) :: recvtypes(*)
@@ -11776,66 +11648,68 @@ subroutine PMPI_Neighbor_alltoallw_init_c(sendbuf, sendcounts, sdispls, sendtype
   integer, optional :: ierror
 end subroutine
 end interface
+interface PMPI_Neighbor_alltoallw_init_c
+procedure :: PMPI_Neighbor_alltoallw_init_f08ts_large
+end interface
 interface PMPI_Pack
-subroutine PMPI_Pack(inbuf, incount, datatype, outbuf, outsize, position, comm, ierror)
+subroutine PMPI_Pack_f08ts(inbuf, incount, datatype, outbuf, outsize, position, comm, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
-  type(*), dimension(*) :: inbuf
+  type(*), dimension(..) :: inbuf
   integer :: incount
   type(MPI_Datatype) :: datatype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
-  type(*), dimension(*) :: outbuf
+  type(*), dimension(..) :: outbuf
   integer :: outsize
   integer :: position
   type(MPI_Comm) :: comm
   integer, optional :: ierror
 end subroutine
-subroutine PMPI_Pack_c(inbuf, incount, datatype, outbuf, outsize, position, comm, ierror)
+subroutine PMPI_Pack_f08ts_large(inbuf, incount, datatype, outbuf, outsize, position, comm, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
-  type(*), dimension(*) :: inbuf
+  type(*), dimension(..) :: inbuf
   integer(kind=8) :: incount
   type(MPI_Datatype) :: datatype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
-  type(*), dimension(*) :: outbuf
+  type(*), dimension(..) :: outbuf
   integer(kind=8) :: outsize
   integer(kind=8) :: position
   type(MPI_Comm) :: comm
   integer, optional :: ierror
 end subroutine
 end interface
+interface PMPI_Pack_c
+procedure :: PMPI_Pack_f08ts_large
+end interface
 interface PMPI_Pack_external
-subroutine PMPI_Pack_external(datarep, inbuf, incount, datatype, outbuf, outsize, position, ierror)
-  import
-  implicit none
-  character(len=*) :: datarep
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
-  type(*), dimension(*) :: inbuf
-  integer :: incount
-  type(MPI_Datatype) :: datatype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
-  type(*), dimension(*) :: outbuf
-  integer(kind=8) :: outsize
-  integer(kind=8) :: position
-  integer, optional :: ierror
-end subroutine
-subroutine PMPI_Pack_external_c(datarep, inbuf, incount, datatype, outbuf, outsize, position, &
+subroutine PMPI_Pack_external_f08ts(datarep, inbuf, incount, datatype, outbuf, outsize, position, &
     ierror)
   import
   implicit none
   character(len=*) :: datarep
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
-  type(*), dimension(*) :: inbuf
-  integer(kind=8) :: incount
+  type(*), dimension(..) :: inbuf
+  integer :: incount
   type(MPI_Datatype) :: datatype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
-  type(*), dimension(*) :: outbuf
+  type(*), dimension(..) :: outbuf
   integer(kind=8) :: outsize
   integer(kind=8) :: position
   integer, optional :: ierror
 end subroutine
+subroutine PMPI_Pack_external_f08ts_large(datarep, inbuf, incount, datatype, outbuf, outsize, &
+    position, ierror)
+  import
+  implicit none
+  character(len=*) :: datarep
+  type(*), dimension(..) :: inbuf
+  integer(kind=8) :: incount
+  type(MPI_Datatype) :: datatype
+  type(*), dimension(..) :: outbuf
+  integer(kind=8) :: outsize
+  integer(kind=8) :: position
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Pack_external_c
+procedure :: PMPI_Pack_external_f08ts_large
 end interface
 interface PMPI_Pack_external_size
 subroutine PMPI_Pack_external_size(datarep, incount, datatype, size, ierror)
@@ -11878,12 +11752,11 @@ subroutine PMPI_Pack_size_c(incount, datatype, comm, size, ierror)
 end subroutine
 end interface
 interface PMPI_Put
-subroutine PMPI_Put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+subroutine PMPI_Put_f08ts(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
     target_count, target_datatype, win, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-  type(*), dimension(*) :: origin_addr
+  type(*), dimension(..), asynchronous :: origin_addr
   integer :: origin_count
   type(MPI_Datatype) :: origin_datatype
   integer :: target_rank
@@ -11893,12 +11766,11 @@ subroutine PMPI_Put(origin_addr, origin_count, origin_datatype, target_rank, tar
   type(MPI_Win) :: win
   integer, optional :: ierror
 end subroutine
-subroutine PMPI_Put_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
-    target_count, target_datatype, win, ierror)
+subroutine PMPI_Put_f08ts_large(origin_addr, origin_count, origin_datatype, target_rank, &
+    target_disp, target_count, target_datatype, win, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-  type(*), dimension(*) :: origin_addr
+  type(*), dimension(..), asynchronous :: origin_addr
   integer(kind=8) :: origin_count
   type(MPI_Datatype) :: origin_datatype
   integer :: target_rank
@@ -11908,14 +11780,16 @@ subroutine PMPI_Put_c(origin_addr, origin_count, origin_datatype, target_rank, t
   type(MPI_Win) :: win
   integer, optional :: ierror
 end subroutine
+end interface
+interface PMPI_Put_c
+procedure :: PMPI_Put_f08ts_large
 end interface
 interface PMPI_Raccumulate
-subroutine PMPI_Raccumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
-    target_count, target_datatype, op, win, request, ierror)
+subroutine PMPI_Raccumulate_f08ts(origin_addr, origin_count, origin_datatype, target_rank, &
+    target_disp, target_count, target_datatype, op, win, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-  type(*), dimension(*) :: origin_addr
+  type(*), dimension(..), asynchronous :: origin_addr
   integer :: origin_count
   type(MPI_Datatype) :: origin_datatype
   integer :: target_rank
@@ -11927,12 +11801,11 @@ subroutine PMPI_Raccumulate(origin_addr, origin_count, origin_datatype, target_r
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
-subroutine PMPI_Raccumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
-    target_count, target_datatype, op, win, request, ierror)
+subroutine PMPI_Raccumulate_f08ts_large(origin_addr, origin_count, origin_datatype, target_rank, &
+    target_disp, target_count, target_datatype, op, win, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-  type(*), dimension(*) :: origin_addr
+  type(*), dimension(..), asynchronous :: origin_addr
   integer(kind=8) :: origin_count
   type(MPI_Datatype) :: origin_datatype
   integer :: target_rank
@@ -11944,13 +11817,15 @@ subroutine PMPI_Raccumulate_c(origin_addr, origin_count, origin_datatype, target
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
+end interface
+interface PMPI_Raccumulate_c
+procedure :: PMPI_Raccumulate_f08ts_large
 end interface
 interface PMPI_Recv
-subroutine PMPI_Recv(buf, count, datatype, source, tag, comm, status, ierror)
+subroutine PMPI_Recv_f08ts(buf, count, datatype, source, tag, comm, status, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(..) :: buf
   integer :: count
   type(MPI_Datatype) :: datatype
   integer :: source
@@ -11959,11 +11834,10 @@ subroutine PMPI_Recv(buf, count, datatype, source, tag, comm, status, ierror)
   type(MPI_Status) :: status
   integer, optional :: ierror
 end subroutine
-subroutine PMPI_Recv_c(buf, count, datatype, source, tag, comm, status, ierror)
+subroutine PMPI_Recv_f08ts_large(buf, count, datatype, source, tag, comm, status, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(..) :: buf
   integer(kind=8) :: count
   type(MPI_Datatype) :: datatype
   integer :: source
@@ -11972,13 +11846,15 @@ subroutine PMPI_Recv_c(buf, count, datatype, source, tag, comm, status, ierror)
   type(MPI_Status) :: status
   integer, optional :: ierror
 end subroutine
+end interface
+interface PMPI_Recv_c
+procedure :: PMPI_Recv_f08ts_large
 end interface
 interface PMPI_Recv_init
-subroutine PMPI_Recv_init(buf, count, datatype, source, tag, comm, request, ierror)
+subroutine PMPI_Recv_init_f08ts(buf, count, datatype, source, tag, comm, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(..), asynchronous :: buf
   integer :: count
   type(MPI_Datatype) :: datatype
   integer :: source
@@ -11987,11 +11863,10 @@ subroutine PMPI_Recv_init(buf, count, datatype, source, tag, comm, request, ierr
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
-subroutine PMPI_Recv_init_c(buf, count, datatype, source, tag, comm, request, ierror)
+subroutine PMPI_Recv_init_f08ts_large(buf, count, datatype, source, tag, comm, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(..), asynchronous :: buf
   integer(kind=8) :: count
   type(MPI_Datatype) :: datatype
   integer :: source
@@ -12000,15 +11875,16 @@ subroutine PMPI_Recv_init_c(buf, count, datatype, source, tag, comm, request, ie
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
+end interface
+interface PMPI_Recv_init_c
+procedure :: PMPI_Recv_init_f08ts_large
 end interface
 interface PMPI_Reduce
-subroutine PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm, ierror)
+subroutine PMPI_Reduce_f08ts(sendbuf, recvbuf, count, datatype, op, root, comm, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..) :: sendbuf
+  type(*), dimension(..) :: recvbuf
   integer :: count
   type(MPI_Datatype) :: datatype
   type(MPI_Op) :: op
@@ -12016,13 +11892,11 @@ subroutine PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm, ierror
   type(MPI_Comm) :: comm
   integer, optional :: ierror
 end subroutine
-subroutine PMPI_Reduce_c(sendbuf, recvbuf, count, datatype, op, root, comm, ierror)
+subroutine PMPI_Reduce_f08ts_large(sendbuf, recvbuf, count, datatype, op, root, comm, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..) :: sendbuf
+  type(*), dimension(..) :: recvbuf
   integer(kind=8) :: count
   type(MPI_Datatype) :: datatype
   type(MPI_Op) :: op
@@ -12030,16 +11904,17 @@ subroutine PMPI_Reduce_c(sendbuf, recvbuf, count, datatype, op, root, comm, ierr
   type(MPI_Comm) :: comm
   integer, optional :: ierror
 end subroutine
+end interface
+interface PMPI_Reduce_c
+procedure :: PMPI_Reduce_f08ts_large
 end interface
 interface PMPI_Reduce_init
-subroutine PMPI_Reduce_init(sendbuf, recvbuf, count, datatype, op, root, comm, info, request, &
+subroutine PMPI_Reduce_init_f08ts(sendbuf, recvbuf, count, datatype, op, root, comm, info, request, &
     ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: sendbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer :: count
   type(MPI_Datatype) :: datatype
   type(MPI_Op) :: op
@@ -12049,14 +11924,12 @@ subroutine PMPI_Reduce_init(sendbuf, recvbuf, count, datatype, op, root, comm, i
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
-subroutine PMPI_Reduce_init_c(sendbuf, recvbuf, count, datatype, op, root, comm, info, request, &
-    ierror)
+subroutine PMPI_Reduce_init_f08ts_large(sendbuf, recvbuf, count, datatype, op, root, comm, info, &
+    request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: sendbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer(kind=8) :: count
   type(MPI_Datatype) :: datatype
   type(MPI_Op) :: op
@@ -12066,98 +11939,97 @@ subroutine PMPI_Reduce_init_c(sendbuf, recvbuf, count, datatype, op, root, comm,
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
+end interface
+interface PMPI_Reduce_init_c
+procedure :: PMPI_Reduce_init_f08ts_large
 end interface
 interface PMPI_Reduce_local
-subroutine PMPI_Reduce_local(inbuf, inoutbuf, count, datatype, op, ierror)
+subroutine PMPI_Reduce_local_f08ts(inbuf, inoutbuf, count, datatype, op, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
-  type(*), dimension(*) :: inbuf
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: inoutbuf
-  type(*), dimension(*) :: inoutbuf
+  type(*), dimension(..) :: inbuf
+  type(*), dimension(..) :: inoutbuf
   integer :: count
   type(MPI_Datatype) :: datatype
   type(MPI_Op) :: op
   integer, optional :: ierror
 end subroutine
-subroutine PMPI_Reduce_local_c(inbuf, inoutbuf, count, datatype, op, ierror)
+subroutine PMPI_Reduce_local_f08ts_large(inbuf, inoutbuf, count, datatype, op, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
-  type(*), dimension(*) :: inbuf
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: inoutbuf
-  type(*), dimension(*) :: inoutbuf
+  type(*), dimension(..) :: inbuf
+  type(*), dimension(..) :: inoutbuf
   integer(kind=8) :: count
   type(MPI_Datatype) :: datatype
   type(MPI_Op) :: op
   integer, optional :: ierror
 end subroutine
 end interface
+interface PMPI_Reduce_local_c
+procedure :: PMPI_Reduce_local_f08ts_large
+end interface
 interface PMPI_Reduce_scatter
-subroutine PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, ierror)
+subroutine PMPI_Reduce_scatter_f08ts(sendbuf, recvbuf, recvcounts, datatype, op, comm, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..) :: sendbuf
+  type(*), dimension(..) :: recvbuf
   integer :: recvcounts(*)
   type(MPI_Datatype) :: datatype
   type(MPI_Op) :: op
   type(MPI_Comm) :: comm
   integer, optional :: ierror
 end subroutine
-subroutine PMPI_Reduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, ierror)
+subroutine PMPI_Reduce_scatter_f08ts_large(sendbuf, recvbuf, recvcounts, datatype, op, comm, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..) :: sendbuf
+  type(*), dimension(..) :: recvbuf
   integer(kind=8) :: recvcounts(*)
   type(MPI_Datatype) :: datatype
   type(MPI_Op) :: op
   type(MPI_Comm) :: comm
   integer, optional :: ierror
 end subroutine
+end interface
+interface PMPI_Reduce_scatter_c
+procedure :: PMPI_Reduce_scatter_f08ts_large
 end interface
 interface PMPI_Reduce_scatter_block
-subroutine PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, ierror)
+subroutine PMPI_Reduce_scatter_block_f08ts(sendbuf, recvbuf, recvcount, datatype, op, comm, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..) :: sendbuf
+  type(*), dimension(..) :: recvbuf
   integer :: recvcount
   type(MPI_Datatype) :: datatype
   type(MPI_Op) :: op
   type(MPI_Comm) :: comm
   integer, optional :: ierror
 end subroutine
-subroutine PMPI_Reduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm, ierror)
+subroutine PMPI_Reduce_scatter_block_f08ts_large(sendbuf, recvbuf, recvcount, datatype, op, comm, &
+    ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..) :: sendbuf
+  type(*), dimension(..) :: recvbuf
   integer(kind=8) :: recvcount
   type(MPI_Datatype) :: datatype
   type(MPI_Op) :: op
   type(MPI_Comm) :: comm
   integer, optional :: ierror
 end subroutine
+end interface
+interface PMPI_Reduce_scatter_block_c
+procedure :: PMPI_Reduce_scatter_block_f08ts_large
 end interface
 interface PMPI_Reduce_scatter_block_init
-subroutine PMPI_Reduce_scatter_block_init(sendbuf, recvbuf, recvcount, datatype, op, comm, info, &
-    request, ierror)
+subroutine PMPI_Reduce_scatter_block_init_f08ts(sendbuf, recvbuf, recvcount, datatype, op, comm, &
+    info, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: sendbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer :: recvcount
   type(MPI_Datatype) :: datatype
   type(MPI_Op) :: op
@@ -12166,14 +12038,12 @@ subroutine PMPI_Reduce_scatter_block_init(sendbuf, recvbuf, recvcount, datatype,
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
-subroutine PMPI_Reduce_scatter_block_init_c(sendbuf, recvbuf, recvcount, datatype, op, comm, info, &
-    request, ierror)
+subroutine PMPI_Reduce_scatter_block_init_f08ts_large(sendbuf, recvbuf, recvcount, datatype, op, &
+    comm, info, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: sendbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer(kind=8) :: recvcount
   type(MPI_Datatype) :: datatype
   type(MPI_Op) :: op
@@ -12183,15 +12053,16 @@ subroutine PMPI_Reduce_scatter_block_init_c(sendbuf, recvbuf, recvcount, datatyp
   integer, optional :: ierror
 end subroutine
 end interface
+interface PMPI_Reduce_scatter_block_init_c
+procedure :: PMPI_Reduce_scatter_block_init_f08ts_large
+end interface
 interface PMPI_Reduce_scatter_init
-subroutine PMPI_Reduce_scatter_init(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, &
+subroutine PMPI_Reduce_scatter_init_f08ts(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, &
     request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: sendbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer :: recvcounts(*)
   type(MPI_Datatype) :: datatype
   type(MPI_Op) :: op
@@ -12200,14 +12071,12 @@ subroutine PMPI_Reduce_scatter_init(sendbuf, recvbuf, recvcounts, datatype, op, 
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
-subroutine PMPI_Reduce_scatter_init_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, &
-    request, ierror)
+subroutine PMPI_Reduce_scatter_init_f08ts_large(sendbuf, recvbuf, recvcounts, datatype, op, comm, &
+    info, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: sendbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer(kind=8) :: recvcounts(*)
   type(MPI_Datatype) :: datatype
   type(MPI_Op) :: op
@@ -12217,13 +12086,15 @@ subroutine PMPI_Reduce_scatter_init_c(sendbuf, recvbuf, recvcounts, datatype, op
   integer, optional :: ierror
 end subroutine
 end interface
+interface PMPI_Reduce_scatter_init_c
+procedure :: PMPI_Reduce_scatter_init_f08ts_large
+end interface
 interface PMPI_Rget
-subroutine PMPI_Rget(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+subroutine PMPI_Rget_f08ts(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
     target_count, target_datatype, win, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-  type(*), dimension(*) :: origin_addr
+  type(*), dimension(..), asynchronous :: origin_addr
   integer :: origin_count
   type(MPI_Datatype) :: origin_datatype
   integer :: target_rank
@@ -12234,12 +12105,11 @@ subroutine PMPI_Rget(origin_addr, origin_count, origin_datatype, target_rank, ta
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
-subroutine PMPI_Rget_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
-    target_count, target_datatype, win, request, ierror)
+subroutine PMPI_Rget_f08ts_large(origin_addr, origin_count, origin_datatype, target_rank, &
+    target_disp, target_count, target_datatype, win, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-  type(*), dimension(*) :: origin_addr
+  type(*), dimension(..), asynchronous :: origin_addr
   integer(kind=8) :: origin_count
   type(MPI_Datatype) :: origin_datatype
   integer :: target_rank
@@ -12251,18 +12121,19 @@ subroutine PMPI_Rget_c(origin_addr, origin_count, origin_datatype, target_rank, 
   integer, optional :: ierror
 end subroutine
 end interface
+interface PMPI_Rget_c
+procedure :: PMPI_Rget_f08ts_large
+end interface
 interface PMPI_Rget_accumulate
-subroutine PMPI_Rget_accumulate(origin_addr, origin_count, origin_datatype, result_addr, &
+subroutine PMPI_Rget_accumulate_f08ts(origin_addr, origin_count, origin_datatype, result_addr, &
     result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, &
     win, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-  type(*), dimension(*) :: origin_addr
+  type(*), dimension(..), asynchronous :: origin_addr
   integer :: origin_count
   type(MPI_Datatype) :: origin_datatype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
-  type(*), dimension(*) :: result_addr
+  type(*), dimension(..), asynchronous :: result_addr
   integer :: result_count
   type(MPI_Datatype) :: result_datatype
   integer :: target_rank
@@ -12274,17 +12145,15 @@ subroutine PMPI_Rget_accumulate(origin_addr, origin_count, origin_datatype, resu
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
-subroutine PMPI_Rget_accumulate_c(origin_addr, origin_count, origin_datatype, result_addr, &
-    result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, &
-    win, request, ierror)
+subroutine PMPI_Rget_accumulate_f08ts_large(origin_addr, origin_count, origin_datatype, &
+    result_addr, result_count, result_datatype, target_rank, target_disp, target_count, &
+    target_datatype, op, win, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-  type(*), dimension(*) :: origin_addr
+  type(*), dimension(..), asynchronous :: origin_addr
   integer(kind=8) :: origin_count
   type(MPI_Datatype) :: origin_datatype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
-  type(*), dimension(*) :: result_addr
+  type(*), dimension(..), asynchronous :: result_addr
   integer(kind=8) :: result_count
   type(MPI_Datatype) :: result_datatype
   integer :: target_rank
@@ -12297,13 +12166,15 @@ subroutine PMPI_Rget_accumulate_c(origin_addr, origin_count, origin_datatype, re
   integer, optional :: ierror
 end subroutine
 end interface
+interface PMPI_Rget_accumulate_c
+procedure :: PMPI_Rget_accumulate_f08ts_large
+end interface
 interface PMPI_Rput
-subroutine PMPI_Rput(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+subroutine PMPI_Rput_f08ts(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
     target_count, target_datatype, win, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-  type(*), dimension(*) :: origin_addr
+  type(*), dimension(..), asynchronous :: origin_addr
   integer :: origin_count
   type(MPI_Datatype) :: origin_datatype
   integer :: target_rank
@@ -12314,12 +12185,11 @@ subroutine PMPI_Rput(origin_addr, origin_count, origin_datatype, target_rank, ta
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
-subroutine PMPI_Rput_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
-    target_count, target_datatype, win, request, ierror)
+subroutine PMPI_Rput_f08ts_large(origin_addr, origin_count, origin_datatype, target_rank, &
+    target_disp, target_count, target_datatype, win, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-  type(*), dimension(*) :: origin_addr
+  type(*), dimension(..), asynchronous :: origin_addr
   integer(kind=8) :: origin_count
   type(MPI_Datatype) :: origin_datatype
   integer :: target_rank
@@ -12331,12 +12201,14 @@ subroutine PMPI_Rput_c(origin_addr, origin_count, origin_datatype, target_rank, 
   integer, optional :: ierror
 end subroutine
 end interface
+interface PMPI_Rput_c
+procedure :: PMPI_Rput_f08ts_large
+end interface
 interface PMPI_Rsend
-subroutine PMPI_Rsend(buf, count, datatype, dest, tag, comm, ierror)
+subroutine PMPI_Rsend_f08ts(buf, count, datatype, dest, tag, comm, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(..) :: buf
   integer :: count
   type(MPI_Datatype) :: datatype
   integer :: dest
@@ -12344,11 +12216,10 @@ subroutine PMPI_Rsend(buf, count, datatype, dest, tag, comm, ierror)
   type(MPI_Comm) :: comm
   integer, optional :: ierror
 end subroutine
-subroutine PMPI_Rsend_c(buf, count, datatype, dest, tag, comm, ierror)
+subroutine PMPI_Rsend_f08ts_large(buf, count, datatype, dest, tag, comm, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(..) :: buf
   integer(kind=8) :: count
   type(MPI_Datatype) :: datatype
   integer :: dest
@@ -12356,13 +12227,15 @@ subroutine PMPI_Rsend_c(buf, count, datatype, dest, tag, comm, ierror)
   type(MPI_Comm) :: comm
   integer, optional :: ierror
 end subroutine
+end interface
+interface PMPI_Rsend_c
+procedure :: PMPI_Rsend_f08ts_large
 end interface
 interface PMPI_Rsend_init
-subroutine PMPI_Rsend_init(buf, count, datatype, dest, tag, comm, request, ierror)
+subroutine PMPI_Rsend_init_f08ts(buf, count, datatype, dest, tag, comm, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(..), asynchronous :: buf
   integer :: count
   type(MPI_Datatype) :: datatype
   integer :: dest
@@ -12371,11 +12244,10 @@ subroutine PMPI_Rsend_init(buf, count, datatype, dest, tag, comm, request, ierro
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
-subroutine PMPI_Rsend_init_c(buf, count, datatype, dest, tag, comm, request, ierror)
+subroutine PMPI_Rsend_init_f08ts_large(buf, count, datatype, dest, tag, comm, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(..), asynchronous :: buf
   integer(kind=8) :: count
   type(MPI_Datatype) :: datatype
   integer :: dest
@@ -12384,43 +12256,43 @@ subroutine PMPI_Rsend_init_c(buf, count, datatype, dest, tag, comm, request, ier
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
+end interface
+interface PMPI_Rsend_init_c
+procedure :: PMPI_Rsend_init_f08ts_large
 end interface
 interface PMPI_Scan
-subroutine PMPI_Scan(sendbuf, recvbuf, count, datatype, op, comm, ierror)
+subroutine PMPI_Scan_f08ts(sendbuf, recvbuf, count, datatype, op, comm, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..) :: sendbuf
+  type(*), dimension(..) :: recvbuf
   integer :: count
   type(MPI_Datatype) :: datatype
   type(MPI_Op) :: op
   type(MPI_Comm) :: comm
   integer, optional :: ierror
 end subroutine
-subroutine PMPI_Scan_c(sendbuf, recvbuf, count, datatype, op, comm, ierror)
+subroutine PMPI_Scan_f08ts_large(sendbuf, recvbuf, count, datatype, op, comm, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..) :: sendbuf
+  type(*), dimension(..) :: recvbuf
   integer(kind=8) :: count
   type(MPI_Datatype) :: datatype
   type(MPI_Op) :: op
   type(MPI_Comm) :: comm
   integer, optional :: ierror
 end subroutine
+end interface
+interface PMPI_Scan_c
+procedure :: PMPI_Scan_f08ts_large
 end interface
 interface PMPI_Scan_init
-subroutine PMPI_Scan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
+subroutine PMPI_Scan_init_f08ts(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: sendbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer :: count
   type(MPI_Datatype) :: datatype
   type(MPI_Op) :: op
@@ -12429,13 +12301,12 @@ subroutine PMPI_Scan_init(sendbuf, recvbuf, count, datatype, op, comm, info, req
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
-subroutine PMPI_Scan_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
+subroutine PMPI_Scan_init_f08ts_large(sendbuf, recvbuf, count, datatype, op, comm, info, request, &
+    ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: sendbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer(kind=8) :: count
   type(MPI_Datatype) :: datatype
   type(MPI_Op) :: op
@@ -12445,107 +12316,32 @@ subroutine PMPI_Scan_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, r
   integer, optional :: ierror
 end subroutine
 end interface
+interface PMPI_Scan_init_c
+procedure :: PMPI_Scan_init_f08ts_large
+end interface
 interface PMPI_Scatter
-subroutine PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
-    ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer :: sendcount
-  type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: recvcount
-  type(MPI_Datatype) :: recvtype
-  integer :: root
-  type(MPI_Comm) :: comm
-  integer, optional :: ierror
-end subroutine
-subroutine PMPI_Scatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
-    ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer(kind=8) :: sendcount
-  type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer(kind=8) :: recvcount
-  type(MPI_Datatype) :: recvtype
-  integer :: root
-  type(MPI_Comm) :: comm
-  integer, optional :: ierror
-end subroutine
-end interface
-interface PMPI_Scatter_init
-subroutine PMPI_Scatter_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &
-    comm, info, request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer :: sendcount
-  type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer :: recvcount
-  type(MPI_Datatype) :: recvtype
-  integer :: root
-  type(MPI_Comm) :: comm
-  type(MPI_Info) :: info
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-subroutine PMPI_Scatter_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &
-    comm, info, request, ierror)
-  import
-  implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer(kind=8) :: sendcount
-  type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
-  integer(kind=8) :: recvcount
-  type(MPI_Datatype) :: recvtype
-  integer :: root
-  type(MPI_Comm) :: comm
-  type(MPI_Info) :: info
-  type(MPI_Request) :: request
-  integer, optional :: ierror
-end subroutine
-end interface
-interface PMPI_Scatterv
-subroutine PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, &
+subroutine PMPI_Scatter_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &
     comm, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer :: sendcounts(*)
-  integer :: displs(*)
+  type(*), dimension(..) :: sendbuf
+  integer :: sendcount
   type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..) :: recvbuf
   integer :: recvcount
   type(MPI_Datatype) :: recvtype
   integer :: root
   type(MPI_Comm) :: comm
   integer, optional :: ierror
 end subroutine
-subroutine PMPI_Scatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, &
+subroutine PMPI_Scatter_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
     root, comm, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer(kind=8) :: sendcounts(*)
-  integer(kind=8) :: displs(*)
+  type(*), dimension(..) :: sendbuf
+  integer(kind=8) :: sendcount
   type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..) :: recvbuf
   integer(kind=8) :: recvcount
   type(MPI_Datatype) :: recvtype
   integer :: root
@@ -12553,18 +12349,18 @@ subroutine PMPI_Scatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvc
   integer, optional :: ierror
 end subroutine
 end interface
-interface PMPI_Scatterv_init
-subroutine PMPI_Scatterv_init(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, &
+interface PMPI_Scatter_c
+procedure :: PMPI_Scatter_f08ts_large
+end interface
+interface PMPI_Scatter_init
+subroutine PMPI_Scatter_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
     root, comm, info, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer :: sendcounts(*)
-  integer :: displs(*)
+  type(*), dimension(..), asynchronous :: sendbuf
+  integer :: sendcount
   type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer :: recvcount
   type(MPI_Datatype) :: recvtype
   integer :: root
@@ -12573,17 +12369,14 @@ subroutine PMPI_Scatterv_init(sendbuf, sendcounts, displs, sendtype, recvbuf, re
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
-subroutine PMPI_Scatterv_init_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, &
+subroutine PMPI_Scatter_init_f08ts_large(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
     recvtype, root, comm, info, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
-  integer(kind=8) :: sendcounts(*)
-  integer(kind=8) :: displs(*)
+  type(*), dimension(..), asynchronous :: sendbuf
+  integer(kind=8) :: sendcount
   type(MPI_Datatype) :: sendtype
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..), asynchronous :: recvbuf
   integer(kind=8) :: recvcount
   type(MPI_Datatype) :: recvtype
   integer :: root
@@ -12593,12 +12386,88 @@ subroutine PMPI_Scatterv_init_c(sendbuf, sendcounts, displs, sendtype, recvbuf, 
   integer, optional :: ierror
 end subroutine
 end interface
-interface PMPI_Send
-subroutine PMPI_Send(buf, count, datatype, dest, tag, comm, ierror)
+interface PMPI_Scatter_init_c
+procedure :: PMPI_Scatter_init_f08ts_large
+end interface
+interface PMPI_Scatterv
+subroutine PMPI_Scatterv_f08ts(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, &
+    root, comm, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(..) :: sendbuf
+  integer :: sendcounts(*)
+  integer :: displs(*)
+  type(MPI_Datatype) :: sendtype
+  type(*), dimension(..) :: recvbuf
+  integer :: recvcount
+  type(MPI_Datatype) :: recvtype
+  integer :: root
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Scatterv_f08ts_large(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, &
+    recvtype, root, comm, ierror)
+  import
+  implicit none
+  type(*), dimension(..) :: sendbuf
+  integer(kind=8) :: sendcounts(*)
+  integer(kind=8) :: displs(*)
+  type(MPI_Datatype) :: sendtype
+  type(*), dimension(..) :: recvbuf
+  integer(kind=8) :: recvcount
+  type(MPI_Datatype) :: recvtype
+  integer :: root
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Scatterv_c
+procedure :: PMPI_Scatterv_f08ts_large
+end interface
+interface PMPI_Scatterv_init
+subroutine PMPI_Scatterv_init_f08ts(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, &
+    recvtype, root, comm, info, request, ierror)
+  import
+  implicit none
+  type(*), dimension(..), asynchronous :: sendbuf
+  integer :: sendcounts(*)
+  integer :: displs(*)
+  type(MPI_Datatype) :: sendtype
+  type(*), dimension(..), asynchronous :: recvbuf
+  integer :: recvcount
+  type(MPI_Datatype) :: recvtype
+  integer :: root
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Scatterv_init_f08ts_large(sendbuf, sendcounts, displs, sendtype, recvbuf, &
+    recvcount, recvtype, root, comm, info, request, ierror)
+  import
+  implicit none
+  type(*), dimension(..), asynchronous :: sendbuf
+  integer(kind=8) :: sendcounts(*)
+  integer(kind=8) :: displs(*)
+  type(MPI_Datatype) :: sendtype
+  type(*), dimension(..), asynchronous :: recvbuf
+  integer(kind=8) :: recvcount
+  type(MPI_Datatype) :: recvtype
+  integer :: root
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Scatterv_init_c
+procedure :: PMPI_Scatterv_init_f08ts_large
+end interface
+interface PMPI_Send
+subroutine PMPI_Send_f08ts(buf, count, datatype, dest, tag, comm, ierror)
+  import
+  implicit none
+  type(*), dimension(..) :: buf
   integer :: count
   type(MPI_Datatype) :: datatype
   integer :: dest
@@ -12606,11 +12475,10 @@ subroutine PMPI_Send(buf, count, datatype, dest, tag, comm, ierror)
   type(MPI_Comm) :: comm
   integer, optional :: ierror
 end subroutine
-subroutine PMPI_Send_c(buf, count, datatype, dest, tag, comm, ierror)
+subroutine PMPI_Send_f08ts_large(buf, count, datatype, dest, tag, comm, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(..) :: buf
   integer(kind=8) :: count
   type(MPI_Datatype) :: datatype
   integer :: dest
@@ -12618,13 +12486,15 @@ subroutine PMPI_Send_c(buf, count, datatype, dest, tag, comm, ierror)
   type(MPI_Comm) :: comm
   integer, optional :: ierror
 end subroutine
+end interface
+interface PMPI_Send_c
+procedure :: PMPI_Send_f08ts_large
 end interface
 interface PMPI_Send_init
-subroutine PMPI_Send_init(buf, count, datatype, dest, tag, comm, request, ierror)
+subroutine PMPI_Send_init_f08ts(buf, count, datatype, dest, tag, comm, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(..), asynchronous :: buf
   integer :: count
   type(MPI_Datatype) :: datatype
   integer :: dest
@@ -12633,11 +12503,10 @@ subroutine PMPI_Send_init(buf, count, datatype, dest, tag, comm, request, ierror
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
-subroutine PMPI_Send_init_c(buf, count, datatype, dest, tag, comm, request, ierror)
+subroutine PMPI_Send_init_f08ts_large(buf, count, datatype, dest, tag, comm, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(..), asynchronous :: buf
   integer(kind=8) :: count
   type(MPI_Datatype) :: datatype
   integer :: dest
@@ -12647,19 +12516,20 @@ subroutine PMPI_Send_init_c(buf, count, datatype, dest, tag, comm, request, ierr
   integer, optional :: ierror
 end subroutine
 end interface
+interface PMPI_Send_init_c
+procedure :: PMPI_Send_init_f08ts_large
+end interface
 interface PMPI_Sendrecv
-subroutine PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, &
-    source, recvtag, comm, status, ierror)
+subroutine PMPI_Sendrecv_f08ts(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, &
+    recvtype, source, recvtag, comm, status, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
+  type(*), dimension(..) :: sendbuf
   integer :: sendcount
   type(MPI_Datatype) :: sendtype
   integer :: dest
   integer :: sendtag
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..) :: recvbuf
   integer :: recvcount
   type(MPI_Datatype) :: recvtype
   integer :: source
@@ -12668,18 +12538,16 @@ subroutine PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, r
   type(MPI_Status) :: status
   integer, optional :: ierror
 end subroutine
-subroutine PMPI_Sendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, &
-    recvtype, source, recvtag, comm, status, ierror)
+subroutine PMPI_Sendrecv_f08ts_large(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, &
+    recvcount, recvtype, source, recvtag, comm, status, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-  type(*), dimension(*) :: sendbuf
+  type(*), dimension(..) :: sendbuf
   integer(kind=8) :: sendcount
   type(MPI_Datatype) :: sendtype
   integer :: dest
   integer :: sendtag
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-  type(*), dimension(*) :: recvbuf
+  type(*), dimension(..) :: recvbuf
   integer(kind=8) :: recvcount
   type(MPI_Datatype) :: recvtype
   integer :: source
@@ -12689,13 +12557,15 @@ subroutine PMPI_Sendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf,
   integer, optional :: ierror
 end subroutine
 end interface
+interface PMPI_Sendrecv_c
+procedure :: PMPI_Sendrecv_f08ts_large
+end interface
 interface PMPI_Sendrecv_replace
-subroutine PMPI_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, &
+subroutine PMPI_Sendrecv_replace_f08ts(buf, count, datatype, dest, sendtag, source, recvtag, comm, &
     status, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(..) :: buf
   integer :: count
   type(MPI_Datatype) :: datatype
   integer :: dest
@@ -12706,12 +12576,11 @@ subroutine PMPI_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, re
   type(MPI_Status) :: status
   integer, optional :: ierror
 end subroutine
-subroutine PMPI_Sendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, &
-    status, ierror)
+subroutine PMPI_Sendrecv_replace_f08ts_large(buf, count, datatype, dest, sendtag, source, recvtag, &
+    comm, status, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(..) :: buf
   integer(kind=8) :: count
   type(MPI_Datatype) :: datatype
   integer :: dest
@@ -12722,13 +12591,15 @@ subroutine PMPI_Sendrecv_replace_c(buf, count, datatype, dest, sendtag, source, 
   type(MPI_Status) :: status
   integer, optional :: ierror
 end subroutine
+end interface
+interface PMPI_Sendrecv_replace_c
+procedure :: PMPI_Sendrecv_replace_f08ts_large
 end interface
 interface PMPI_Ssend
-subroutine PMPI_Ssend(buf, count, datatype, dest, tag, comm, ierror)
+subroutine PMPI_Ssend_f08ts(buf, count, datatype, dest, tag, comm, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(..) :: buf
   integer :: count
   type(MPI_Datatype) :: datatype
   integer :: dest
@@ -12736,11 +12607,10 @@ subroutine PMPI_Ssend(buf, count, datatype, dest, tag, comm, ierror)
   type(MPI_Comm) :: comm
   integer, optional :: ierror
 end subroutine
-subroutine PMPI_Ssend_c(buf, count, datatype, dest, tag, comm, ierror)
+subroutine PMPI_Ssend_f08ts_large(buf, count, datatype, dest, tag, comm, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(..) :: buf
   integer(kind=8) :: count
   type(MPI_Datatype) :: datatype
   integer :: dest
@@ -12749,12 +12619,14 @@ subroutine PMPI_Ssend_c(buf, count, datatype, dest, tag, comm, ierror)
   integer, optional :: ierror
 end subroutine
 end interface
+interface PMPI_Ssend_c
+procedure :: PMPI_Ssend_f08ts_large
+end interface
 interface PMPI_Ssend_init
-subroutine PMPI_Ssend_init(buf, count, datatype, dest, tag, comm, request, ierror)
+subroutine PMPI_Ssend_init_f08ts(buf, count, datatype, dest, tag, comm, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(..), asynchronous :: buf
   integer :: count
   type(MPI_Datatype) :: datatype
   integer :: dest
@@ -12763,11 +12635,10 @@ subroutine PMPI_Ssend_init(buf, count, datatype, dest, tag, comm, request, ierro
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
-subroutine PMPI_Ssend_init_c(buf, count, datatype, dest, tag, comm, request, ierror)
+subroutine PMPI_Ssend_init_f08ts_large(buf, count, datatype, dest, tag, comm, request, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-  type(*), dimension(*) :: buf
+  type(*), dimension(..), asynchronous :: buf
   integer(kind=8) :: count
   type(MPI_Datatype) :: datatype
   integer :: dest
@@ -12776,6 +12647,9 @@ subroutine PMPI_Ssend_init_c(buf, count, datatype, dest, tag, comm, request, ier
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
+end interface
+interface PMPI_Ssend_init_c
+procedure :: PMPI_Ssend_init_f08ts_large
 end interface
 interface PMPI_Type_contiguous
 subroutine PMPI_Type_contiguous(count, oldtype, newtype, ierror)
@@ -13094,66 +12968,65 @@ subroutine PMPI_Type_vector_c(count, blocklength, stride, oldtype, newtype, ierr
 end subroutine
 end interface
 interface PMPI_Unpack
-subroutine PMPI_Unpack(inbuf, insize, position, outbuf, outcount, datatype, comm, ierror)
+subroutine PMPI_Unpack_f08ts(inbuf, insize, position, outbuf, outcount, datatype, comm, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
-  type(*), dimension(*) :: inbuf
+  type(*), dimension(..) :: inbuf
   integer :: insize
   integer :: position
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
-  type(*), dimension(*) :: outbuf
+  type(*), dimension(..) :: outbuf
   integer :: outcount
   type(MPI_Datatype) :: datatype
   type(MPI_Comm) :: comm
   integer, optional :: ierror
 end subroutine
-subroutine PMPI_Unpack_c(inbuf, insize, position, outbuf, outcount, datatype, comm, ierror)
+subroutine PMPI_Unpack_f08ts_large(inbuf, insize, position, outbuf, outcount, datatype, comm, &
+    ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
-  type(*), dimension(*) :: inbuf
+  type(*), dimension(..) :: inbuf
   integer(kind=8) :: insize
   integer(kind=8) :: position
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
-  type(*), dimension(*) :: outbuf
+  type(*), dimension(..) :: outbuf
   integer(kind=8) :: outcount
   type(MPI_Datatype) :: datatype
   type(MPI_Comm) :: comm
   integer, optional :: ierror
 end subroutine
 end interface
+interface PMPI_Unpack_c
+procedure :: PMPI_Unpack_f08ts_large
+end interface
 interface PMPI_Unpack_external
-subroutine PMPI_Unpack_external(datarep, inbuf, insize, position, outbuf, outcount, datatype, &
+subroutine PMPI_Unpack_external_f08ts(datarep, inbuf, insize, position, outbuf, outcount, datatype, &
     ierror)
   import
   implicit none
   character(len=*) :: datarep
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
-  type(*), dimension(*) :: inbuf
+  type(*), dimension(..) :: inbuf
   integer(kind=8) :: insize
   integer(kind=8) :: position
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
-  type(*), dimension(*) :: outbuf
+  type(*), dimension(..) :: outbuf
   integer :: outcount
   type(MPI_Datatype) :: datatype
   integer, optional :: ierror
 end subroutine
-subroutine PMPI_Unpack_external_c(datarep, inbuf, insize, position, outbuf, outcount, datatype, &
-    ierror)
+subroutine PMPI_Unpack_external_f08ts_large(datarep, inbuf, insize, position, outbuf, outcount, &
+    datatype, ierror)
   import
   implicit none
   character(len=*) :: datarep
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
-  type(*), dimension(*) :: inbuf
+  type(*), dimension(..) :: inbuf
   integer(kind=8) :: insize
   integer(kind=8) :: position
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
-  type(*), dimension(*) :: outbuf
+  type(*), dimension(..) :: outbuf
   integer(kind=8) :: outcount
   type(MPI_Datatype) :: datatype
   integer, optional :: ierror
 end subroutine
+end interface
+interface PMPI_Unpack_external_c
+procedure :: PMPI_Unpack_external_f08ts_large
 end interface
 interface PMPI_Win_allocate
 subroutine PMPI_Win_allocate(size, disp_unit, info, comm, baseptr, win, ierror)
@@ -13208,11 +13081,10 @@ subroutine PMPI_Win_allocate_shared_c(size, disp_unit, info, comm, baseptr, win,
 end subroutine
 end interface
 interface PMPI_Win_create
-subroutine PMPI_Win_create(base, size, disp_unit, info, comm, win, ierror)
+subroutine PMPI_Win_create_f08ts(base, size, disp_unit, info, comm, win, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: base
-  type(*), dimension(*) :: base
+  type(*), dimension(..) :: base
   integer(kind=8) :: size
   integer :: disp_unit
   type(MPI_Info) :: info
@@ -13220,11 +13092,10 @@ subroutine PMPI_Win_create(base, size, disp_unit, info, comm, win, ierror)
   type(MPI_Win) :: win
   integer, optional :: ierror
 end subroutine
-subroutine PMPI_Win_create_c(base, size, disp_unit, info, comm, win, ierror)
+subroutine PMPI_Win_create_f08ts_large(base, size, disp_unit, info, comm, win, ierror)
   import
   implicit none
-  !GCC$ ATTRIBUTES NO_ARG_CHECK :: base
-  type(*), dimension(*) :: base
+  type(*), dimension(..) :: base
   integer(kind=8) :: size
   integer(kind=8) :: disp_unit
   type(MPI_Info) :: info
@@ -13232,6 +13103,9 @@ subroutine PMPI_Win_create_c(base, size, disp_unit, info, comm, win, ierror)
   type(MPI_Win) :: win
   integer, optional :: ierror
 end subroutine
+end interface
+interface PMPI_Win_create_c
+procedure :: PMPI_Win_create_f08ts_large
 end interface
 interface PMPI_Win_shared_query
 subroutine PMPI_Win_shared_query(win, rank, size, disp_unit, baseptr, ierror)
@@ -13254,6 +13128,166 @@ subroutine PMPI_Win_shared_query_c(win, rank, size, disp_unit, baseptr, ierror)
   integer(kind=8) :: disp_unit
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: baseptr
   type(*), dimension(*) :: baseptr
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Compare_and_swap
+subroutine PMPI_Compare_and_swap_f08ts(origin_addr, compare_addr, result_addr, datatype, &
+    target_rank, target_disp, win, ierror)
+  import
+  implicit none
+  type(*), dimension(..), asynchronous :: origin_addr
+  type(*), dimension(..), asynchronous :: compare_addr
+  type(*), dimension(..), asynchronous :: result_addr
+  type(MPI_Datatype) :: datatype
+  integer :: target_rank
+  integer(kind=8) :: target_disp
+  type(MPI_Win) :: win
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Fetch_and_op
+subroutine PMPI_Fetch_and_op_f08ts(origin_addr, result_addr, datatype, target_rank, target_disp, &
+    op, win, ierror)
+  import
+  implicit none
+  type(*), dimension(..), asynchronous :: origin_addr
+  type(*), dimension(..), asynchronous :: result_addr
+  type(MPI_Datatype) :: datatype
+  integer :: target_rank
+  integer(kind=8) :: target_disp
+  type(MPI_Op) :: op
+  type(MPI_Win) :: win
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_File_read_all_end
+subroutine PMPI_File_read_all_end_f08ts(fh, buf, status, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  type(*), dimension(..) :: buf
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_File_read_at_all_end
+subroutine PMPI_File_read_at_all_end_f08ts(fh, buf, status, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  type(*), dimension(..) :: buf
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_File_read_ordered_end
+subroutine PMPI_File_read_ordered_end_f08ts(fh, buf, status, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  type(*), dimension(..) :: buf
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_File_write_all_end
+subroutine PMPI_File_write_all_end_f08ts(fh, buf, status, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  type(*), dimension(..) :: buf
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_File_write_at_all_end
+subroutine PMPI_File_write_at_all_end_f08ts(fh, buf, status, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  type(*), dimension(..) :: buf
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_File_write_ordered_end
+subroutine PMPI_File_write_ordered_end_f08ts(fh, buf, status, ierror)
+  import
+  implicit none
+  type(MPI_File) :: fh
+  type(*), dimension(..) :: buf
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Free_mem
+subroutine PMPI_Free_mem_f08ts(base, ierror)
+  import
+  implicit none
+  type(*), dimension(..) :: base
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Get_address
+subroutine PMPI_Get_address_f08ts(location, address, ierror)
+  import
+  implicit none
+  type(*), dimension(..) :: location
+  integer(kind=8) :: address
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Precv_init
+subroutine PMPI_Precv_init_f08ts(buf, partitions, count, datatype, dest, tag, comm, info, request, &
+    ierror)
+  import
+  implicit none
+  type(*), dimension(..), asynchronous :: buf
+  integer :: partitions
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  integer :: dest
+  integer :: tag
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Psend_init
+subroutine PMPI_Psend_init_f08ts(buf, partitions, count, datatype, dest, tag, comm, info, request, &
+    ierror)
+  import
+  implicit none
+  type(*), dimension(..), asynchronous :: buf
+  integer :: partitions
+  integer(kind=8) :: count
+  type(MPI_Datatype) :: datatype
+  integer :: dest
+  integer :: tag
+  type(MPI_Comm) :: comm
+  type(MPI_Info) :: info
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Win_attach
+subroutine PMPI_Win_attach_f08ts(win, base, size, ierror)
+  import
+  implicit none
+  type(MPI_Win) :: win
+  type(*), dimension(..) :: base
+  integer(kind=8) :: size
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Win_detach
+subroutine PMPI_Win_detach_f08ts(win, base, ierror)
+  import
+  implicit none
+  type(MPI_Win) :: win
+  type(*), dimension(..) :: base
   integer, optional :: ierror
 end subroutine
 end interface

@@ -2,9 +2,11 @@
 ! buffer arrives at mpi_x_f08ts_ as gfortran's descriptor of an assumed-rank
 ! array (what a program built with MPICH's `use mpi_f08` passes), the other
 ! arguments as in mpif.h's binding.  Arrays of rank 0 to 2 and a contiguous
-! section arrive whole; a strided section is refused with MPI_ERR_BUFFER,
-! raised through the error handler of the communicator the call names (a
-! user handler on a duplicate sees it once); MPI_IN_PLACE passes through.  Run on 2 or more ranks; exits non-zero on a
+! section arrive whole; a strided section travels (as a datatype) into a
+! strided section; a count past the section's end is refused with
+! MPI_ERR_BUFFER, raised through the error handler of the communicator the
+! call names (a user handler on a duplicate sees it once); MPI_IN_PLACE
+! passes through.  Run on 2 or more ranks; exits non-zero on a
 ! mismatch.
 ! What the user error handler saw.
 module f08ts_handler
@@ -83,8 +85,11 @@ program f08ts
     call mpi_send_f08ts(a(2:4, 2), 3, MPI_INTEGER, 1, 2, MPI_COMM_WORLD)
     one = 42
     call mpi_send_f08ts(one, 1, MPI_INTEGER, 1, 3, MPI_COMM_WORLD)
-    ! a(1, :) is every fourth element: not one run.
+    ! a(1, :) is every fourth element: not one run, sent as a datatype.
     call mpi_send_f08ts(a(1, :), 3, MPI_INTEGER, 1, 4, MPI_COMM_WORLD, ierr)
+    if (ierr /= MPI_SUCCESS) nbad = nbad + 1
+    ! Four items where the section has three: refused.
+    call mpi_send_f08ts(a(1, :), 4, MPI_INTEGER, 1, 4, MPI_COMM_WORLD, ierr)
     call MPI_Error_class(ierr, cls)
     if (cls /= MPI_ERR_BUFFER) nbad = nbad + 1
   end if
@@ -97,7 +102,7 @@ program f08ts
   handler_class = MPI_SUCCESS
   handler_on_dupc = .false.
   if (rank == 0) then
-    call mpi_send_f08ts(a(2, :), 3, MPI_INTEGER, 1, 5, dupc, ierr)
+    call mpi_send_f08ts(a(2, :), 4, MPI_INTEGER, 1, 5, dupc, ierr)
     call MPI_Error_class(ierr, cls)
     if (cls /= MPI_ERR_BUFFER .or. handler_calls /= 1 .or. &
         handler_class /= MPI_ERR_BUFFER .or. .not. handler_on_dupc) then
@@ -118,6 +123,15 @@ program f08ts
     if (any(b(1:4) /= 0) .or. any(b(8:) /= 0)) nbad = nbad + 1
     call mpi_recv_f08ts(one, 1, MPI_INTEGER, 0, 3, MPI_COMM_WORLD, st)
     if (one /= 42) nbad = nbad + 1
+    ! Into every other element of b: b(2), b(4), b(6) get a(1, :).
+    b = 0
+    call mpi_recv_f08ts(b(2:6:2), 3, MPI_INTEGER, 0, 4, MPI_COMM_WORLD, st, ierr)
+    call MPI_Get_count(st, MPI_INTEGER, n)
+    if (ierr /= MPI_SUCCESS .or. n /= 3 .or. any(b(2:6:2) /= [1, 5, 9]) .or. &
+        any(b(1:7:2) /= 0)) then
+      print *, 'f08ts: strided receive: ', b, ' count ', n
+      nbad = nbad + 1
+    end if
   end if
   ! MPI_IN_PLACE through a descriptor: every rank adds its rank + j.
   x = [(rank + j, j = 1, 5)]

@@ -13,7 +13,8 @@ need_built
 command -v mpif90.mpich >/dev/null 2>&1 || skip "no mpif90.mpich"
 [ -e "$ABI_DIR/libmpichfort.so.12" ] || skip "no $ABI_DIR/libmpichfort.so.12 (no gfortran)"
 failures=0
-for src in basic.f basic.f90 legacy.f basic_f08.f90 topo_f08.f90 part_f08.f90 spawn_f08.f90; do
+for src in basic.f basic.f90 legacy.f basic_f08.f90 topo_f08.f90 part_f08.f90 spawn_f08.f90 \
+    subarray_f08.f90; do
   exe=$T/$(echo "$src" | tr . _)
   if ! mpif90.mpich -w -o "$exe" "$top_srcdir/tests/fortran/$src"; then
     echo "FAIL: mpif90.mpich $src"; failures=$((failures + 1)); continue
