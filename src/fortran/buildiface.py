@@ -520,14 +520,13 @@ KEEPS_BUFFER = {'Put', 'Get', 'Accumulate', 'Get_accumulate', 'Fetch_and_op',
                 'Compare_and_swap', 'Rput', 'Rget', 'Raccumulate',
                 'Rget_accumulate'}
 # Buffers a call needs as one piece of memory (windows, the attached send
-# buffer, partitions counted through the buffer as the program laid it).
-WHOLE_BUFFER = {'Buffer_attach', 'Win_create', 'Win_attach', 'Psend_init',
-                'Precv_init'}
+# buffer).
+WHOLE_BUFFER = {'Buffer_attach', 'Win_create', 'Win_attach'}
 # Calls that take only the buffer's address.
 ADDRESS_ONLY = {'Get_address', 'Free_mem', 'Win_detach'}
 # Buffers a call only reads (so a copy need not be written back).
 INPUT_BUFFERS = {'sendbuf', 'origin_addr', 'compare_addr', 'inbuf'}
-SENDS = {'Send', 'Bsend', 'Ssend', 'Rsend'}
+SENDS = {'Send', 'Bsend', 'Ssend', 'Rsend', 'Psend'}
 # Buffers whose count is one peer's block of them.
 PER_PEER = {('Gather', 'recvbuf'), ('Allgather', 'recvbuf'),
             ('Neighbor_allgather', 'recvbuf'), ('Scatter', 'sendbuf'),
@@ -578,12 +577,20 @@ def buffer_plan(call, args):
             dtype = 'datatype'
             count = 'count' if 'count' in names else \
                 None if any(n.startswith('recvcount') for n in names) else 1
-            if count is not None:
-                flags.append('COUNTED')
+            flags.append('COUNTED' if count is not None else 'SPACED')
         elif i + 2 < len(args) and args[i + 1][1] in ('int', 'count') and \
                 args[i + 2][1] == 'h:Datatype':
             count, dtype = args[i + 1][0], args[i + 2][0]
             flags.append('PER_PEER' if (family, b) in PER_PEER else 'COUNTED')
+        elif 'ADDRESS' not in flags and 'WHOLE' not in flags:
+            # Counts in arrays (or partitions) before the buffer's datatype.
+            for n, k in args[i + 1:]:
+                if k == 'buf':
+                    break
+                if k == 'h:Datatype':
+                    dtype = n
+                    flags.append('SPACED')
+                    break
         if blocking:
             flags.append('COPY')
         reads_only = b in INPUT_BUFFERS or (
@@ -645,6 +652,7 @@ def f08ts_body(call, args, target):
             if count:
                 swap[count] = '&s[%d].%s' % (
                     i, 'count_c' if kinds[count] == 'count' else 'count')
+            if dtype:
                 swap[dtype] = '&s[%d].type' % i
     actual = [swap.get(n, n) for n, k in args] + ['ierr']
     actual += ['%s_len' % n for n, k in args if k in ('sin', 'sout')]

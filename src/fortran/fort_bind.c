@@ -369,11 +369,12 @@ void pmpi_allgatherv_f08ts_(hc_f_gfc_desc_t *sendbuf, MPI_Fint *sendcount,
   int ok = 1;
   ok = ok && hc_f_section_open(&s[0], "sendbuf", sendbuf, *sendcount, *sendtype,
                                HC_F_SECTION_COUNTED | HC_F_SECTION_COPY);
-  ok = ok && hc_f_section_open(&s[1], "recvbuf", recvbuf, -1, 0,
-                               HC_F_SECTION_COPY | HC_F_SECTION_OUT);
+  ok = ok && hc_f_section_open(&s[1], "recvbuf", recvbuf, -1, *recvtype,
+                               HC_F_SECTION_SPACED | HC_F_SECTION_COPY |
+                                   HC_F_SECTION_OUT);
   if (ok)
     pmpi_allgatherv_(s[0].addr, &s[0].count, &s[0].type, s[1].addr, recvcounts,
-                     displs, recvtype, comm, ierr);
+                     displs, &s[1].type, comm, ierr);
   hc_f_sections_end(s, 2, ok, "MPI_Allgatherv", HC_MPI_BIND_COMM, *comm, ierr);
 }
 #pragma weak mpi_allgatherv_f08ts_ = pmpi_allgatherv_f08ts_
@@ -410,11 +411,12 @@ void pmpi_allgatherv_f08ts_large_(hc_f_gfc_desc_t *sendbuf,
   int ok = 1;
   ok = ok && hc_f_section_open(&s[0], "sendbuf", sendbuf, *sendcount, *sendtype,
                                HC_F_SECTION_COUNTED | HC_F_SECTION_COPY);
-  ok = ok && hc_f_section_open(&s[1], "recvbuf", recvbuf, -1, 0,
-                               HC_F_SECTION_COPY | HC_F_SECTION_OUT);
+  ok = ok && hc_f_section_open(&s[1], "recvbuf", recvbuf, -1, *recvtype,
+                               HC_F_SECTION_SPACED | HC_F_SECTION_COPY |
+                                   HC_F_SECTION_OUT);
   if (ok)
     pmpi_allgatherv_c_(s[0].addr, &s[0].count_c, &s[0].type, s[1].addr,
-                       recvcounts, displs, recvtype, comm, ierr);
+                       recvcounts, displs, &s[1].type, comm, ierr);
   hc_f_sections_end(s, 2, ok, "MPI_Allgatherv_c", HC_MPI_BIND_COMM, *comm,
                     ierr);
 }
@@ -454,11 +456,11 @@ void pmpi_allgatherv_init_f08ts_(hc_f_gfc_desc_t *sendbuf, MPI_Fint *sendcount,
   int ok = 1;
   ok = ok && hc_f_section_open(&s[0], "sendbuf", sendbuf, *sendcount, *sendtype,
                                HC_F_SECTION_COUNTED);
-  ok = ok &&
-       hc_f_section_open(&s[1], "recvbuf", recvbuf, -1, 0, HC_F_SECTION_OUT);
+  ok = ok && hc_f_section_open(&s[1], "recvbuf", recvbuf, -1, *recvtype,
+                               HC_F_SECTION_SPACED | HC_F_SECTION_OUT);
   if (ok)
     pmpi_allgatherv_init_(s[0].addr, &s[0].count, &s[0].type, s[1].addr,
-                          recvcounts, displs, recvtype, comm, info, request,
+                          recvcounts, displs, &s[1].type, comm, info, request,
                           ierr);
   hc_f_sections_end(s, 2, ok, "MPI_Allgatherv_init", HC_MPI_BIND_COMM, *comm,
                     ierr);
@@ -500,11 +502,11 @@ void pmpi_allgatherv_init_f08ts_large_(hc_f_gfc_desc_t *sendbuf,
   int ok = 1;
   ok = ok && hc_f_section_open(&s[0], "sendbuf", sendbuf, *sendcount, *sendtype,
                                HC_F_SECTION_COUNTED);
-  ok = ok &&
-       hc_f_section_open(&s[1], "recvbuf", recvbuf, -1, 0, HC_F_SECTION_OUT);
+  ok = ok && hc_f_section_open(&s[1], "recvbuf", recvbuf, -1, *recvtype,
+                               HC_F_SECTION_SPACED | HC_F_SECTION_OUT);
   if (ok)
     pmpi_allgatherv_init_c_(s[0].addr, &s[0].count_c, &s[0].type, s[1].addr,
-                            recvcounts, displs, recvtype, comm, info, request,
+                            recvcounts, displs, &s[1].type, comm, info, request,
                             ierr);
   hc_f_sections_end(s, 2, ok, "MPI_Allgatherv_init_c", HC_MPI_BIND_COMM, *comm,
                     ierr);
@@ -876,13 +878,14 @@ void pmpi_alltoallv_f08ts_(hc_f_gfc_desc_t *sendbuf, MPI_Fint *sendcounts,
   }
   hc_f_section_t s[2] = {{0}};
   int ok = 1;
-  ok = ok &&
-       hc_f_section_open(&s[0], "sendbuf", sendbuf, -1, 0, HC_F_SECTION_COPY);
-  ok = ok && hc_f_section_open(&s[1], "recvbuf", recvbuf, -1, 0,
-                               HC_F_SECTION_COPY | HC_F_SECTION_OUT);
+  ok = ok && hc_f_section_open(&s[0], "sendbuf", sendbuf, -1, *sendtype,
+                               HC_F_SECTION_SPACED | HC_F_SECTION_COPY);
+  ok = ok && hc_f_section_open(&s[1], "recvbuf", recvbuf, -1, *recvtype,
+                               HC_F_SECTION_SPACED | HC_F_SECTION_COPY |
+                                   HC_F_SECTION_OUT);
   if (ok)
-    pmpi_alltoallv_(s[0].addr, sendcounts, sdispls, sendtype, s[1].addr,
-                    recvcounts, rdispls, recvtype, comm, ierr);
+    pmpi_alltoallv_(s[0].addr, sendcounts, sdispls, &s[0].type, s[1].addr,
+                    recvcounts, rdispls, &s[1].type, comm, ierr);
   hc_f_sections_end(s, 2, ok, "MPI_Alltoallv", HC_MPI_BIND_COMM, *comm, ierr);
 }
 #pragma weak mpi_alltoallv_f08ts_ = pmpi_alltoallv_f08ts_
@@ -918,13 +921,14 @@ void pmpi_alltoallv_f08ts_large_(hc_f_gfc_desc_t *sendbuf,
   }
   hc_f_section_t s[2] = {{0}};
   int ok = 1;
-  ok = ok &&
-       hc_f_section_open(&s[0], "sendbuf", sendbuf, -1, 0, HC_F_SECTION_COPY);
-  ok = ok && hc_f_section_open(&s[1], "recvbuf", recvbuf, -1, 0,
-                               HC_F_SECTION_COPY | HC_F_SECTION_OUT);
+  ok = ok && hc_f_section_open(&s[0], "sendbuf", sendbuf, -1, *sendtype,
+                               HC_F_SECTION_SPACED | HC_F_SECTION_COPY);
+  ok = ok && hc_f_section_open(&s[1], "recvbuf", recvbuf, -1, *recvtype,
+                               HC_F_SECTION_SPACED | HC_F_SECTION_COPY |
+                                   HC_F_SECTION_OUT);
   if (ok)
-    pmpi_alltoallv_c_(s[0].addr, sendcounts, sdispls, sendtype, s[1].addr,
-                      recvcounts, rdispls, recvtype, comm, ierr);
+    pmpi_alltoallv_c_(s[0].addr, sendcounts, sdispls, &s[0].type, s[1].addr,
+                      recvcounts, rdispls, &s[1].type, comm, ierr);
   hc_f_sections_end(s, 2, ok, "MPI_Alltoallv_c", HC_MPI_BIND_COMM, *comm, ierr);
 }
 #pragma weak mpi_alltoallv_f08ts_large_ = pmpi_alltoallv_f08ts_large_
@@ -961,12 +965,13 @@ void pmpi_alltoallv_init_f08ts_(hc_f_gfc_desc_t *sendbuf, MPI_Fint *sendcounts,
   }
   hc_f_section_t s[2] = {{0}};
   int ok = 1;
-  ok = ok && hc_f_section_open(&s[0], "sendbuf", sendbuf, -1, 0, 0);
-  ok = ok &&
-       hc_f_section_open(&s[1], "recvbuf", recvbuf, -1, 0, HC_F_SECTION_OUT);
+  ok = ok && hc_f_section_open(&s[0], "sendbuf", sendbuf, -1, *sendtype,
+                               HC_F_SECTION_SPACED);
+  ok = ok && hc_f_section_open(&s[1], "recvbuf", recvbuf, -1, *recvtype,
+                               HC_F_SECTION_SPACED | HC_F_SECTION_OUT);
   if (ok)
-    pmpi_alltoallv_init_(s[0].addr, sendcounts, sdispls, sendtype, s[1].addr,
-                         recvcounts, rdispls, recvtype, comm, info, request,
+    pmpi_alltoallv_init_(s[0].addr, sendcounts, sdispls, &s[0].type, s[1].addr,
+                         recvcounts, rdispls, &s[1].type, comm, info, request,
                          ierr);
   hc_f_sections_end(s, 2, ok, "MPI_Alltoallv_init", HC_MPI_BIND_COMM, *comm,
                     ierr);
@@ -1005,13 +1010,14 @@ void pmpi_alltoallv_init_f08ts_large_(
   }
   hc_f_section_t s[2] = {{0}};
   int ok = 1;
-  ok = ok && hc_f_section_open(&s[0], "sendbuf", sendbuf, -1, 0, 0);
-  ok = ok &&
-       hc_f_section_open(&s[1], "recvbuf", recvbuf, -1, 0, HC_F_SECTION_OUT);
+  ok = ok && hc_f_section_open(&s[0], "sendbuf", sendbuf, -1, *sendtype,
+                               HC_F_SECTION_SPACED);
+  ok = ok && hc_f_section_open(&s[1], "recvbuf", recvbuf, -1, *recvtype,
+                               HC_F_SECTION_SPACED | HC_F_SECTION_OUT);
   if (ok)
-    pmpi_alltoallv_init_c_(s[0].addr, sendcounts, sdispls, sendtype, s[1].addr,
-                           recvcounts, rdispls, recvtype, comm, info, request,
-                           ierr);
+    pmpi_alltoallv_init_c_(s[0].addr, sendcounts, sdispls, &s[0].type,
+                           s[1].addr, recvcounts, rdispls, &s[1].type, comm,
+                           info, request, ierr);
   hc_f_sections_end(s, 2, ok, "MPI_Alltoallv_init_c", HC_MPI_BIND_COMM, *comm,
                     ierr);
 }
@@ -5532,11 +5538,12 @@ void pmpi_gatherv_f08ts_(hc_f_gfc_desc_t *sendbuf, MPI_Fint *sendcount,
   int ok = 1;
   ok = ok && hc_f_section_open(&s[0], "sendbuf", sendbuf, *sendcount, *sendtype,
                                HC_F_SECTION_COUNTED | HC_F_SECTION_COPY);
-  ok = ok && hc_f_section_open(&s[1], "recvbuf", recvbuf, -1, 0,
-                               HC_F_SECTION_COPY | HC_F_SECTION_OUT);
+  ok = ok && hc_f_section_open(&s[1], "recvbuf", recvbuf, -1, *recvtype,
+                               HC_F_SECTION_SPACED | HC_F_SECTION_COPY |
+                                   HC_F_SECTION_OUT);
   if (ok)
     pmpi_gatherv_(s[0].addr, &s[0].count, &s[0].type, s[1].addr, recvcounts,
-                  displs, recvtype, root, comm, ierr);
+                  displs, &s[1].type, root, comm, ierr);
   hc_f_sections_end(s, 2, ok, "MPI_Gatherv", HC_MPI_BIND_COMM, *comm, ierr);
 }
 #pragma weak mpi_gatherv_f08ts_ = pmpi_gatherv_f08ts_
@@ -5573,11 +5580,12 @@ void pmpi_gatherv_f08ts_large_(hc_f_gfc_desc_t *sendbuf, MPI_Count *sendcount,
   int ok = 1;
   ok = ok && hc_f_section_open(&s[0], "sendbuf", sendbuf, *sendcount, *sendtype,
                                HC_F_SECTION_COUNTED | HC_F_SECTION_COPY);
-  ok = ok && hc_f_section_open(&s[1], "recvbuf", recvbuf, -1, 0,
-                               HC_F_SECTION_COPY | HC_F_SECTION_OUT);
+  ok = ok && hc_f_section_open(&s[1], "recvbuf", recvbuf, -1, *recvtype,
+                               HC_F_SECTION_SPACED | HC_F_SECTION_COPY |
+                                   HC_F_SECTION_OUT);
   if (ok)
     pmpi_gatherv_c_(s[0].addr, &s[0].count_c, &s[0].type, s[1].addr, recvcounts,
-                    displs, recvtype, root, comm, ierr);
+                    displs, &s[1].type, root, comm, ierr);
   hc_f_sections_end(s, 2, ok, "MPI_Gatherv_c", HC_MPI_BIND_COMM, *comm, ierr);
 }
 #pragma weak mpi_gatherv_f08ts_large_ = pmpi_gatherv_f08ts_large_
@@ -5615,12 +5623,12 @@ void pmpi_gatherv_init_f08ts_(hc_f_gfc_desc_t *sendbuf, MPI_Fint *sendcount,
   int ok = 1;
   ok = ok && hc_f_section_open(&s[0], "sendbuf", sendbuf, *sendcount, *sendtype,
                                HC_F_SECTION_COUNTED);
-  ok = ok &&
-       hc_f_section_open(&s[1], "recvbuf", recvbuf, -1, 0, HC_F_SECTION_OUT);
+  ok = ok && hc_f_section_open(&s[1], "recvbuf", recvbuf, -1, *recvtype,
+                               HC_F_SECTION_SPACED | HC_F_SECTION_OUT);
   if (ok)
     pmpi_gatherv_init_(s[0].addr, &s[0].count, &s[0].type, s[1].addr,
-                       recvcounts, displs, recvtype, root, comm, info, request,
-                       ierr);
+                       recvcounts, displs, &s[1].type, root, comm, info,
+                       request, ierr);
   hc_f_sections_end(s, 2, ok, "MPI_Gatherv_init", HC_MPI_BIND_COMM, *comm,
                     ierr);
 }
@@ -5661,11 +5669,11 @@ void pmpi_gatherv_init_f08ts_large_(hc_f_gfc_desc_t *sendbuf,
   int ok = 1;
   ok = ok && hc_f_section_open(&s[0], "sendbuf", sendbuf, *sendcount, *sendtype,
                                HC_F_SECTION_COUNTED);
-  ok = ok &&
-       hc_f_section_open(&s[1], "recvbuf", recvbuf, -1, 0, HC_F_SECTION_OUT);
+  ok = ok && hc_f_section_open(&s[1], "recvbuf", recvbuf, -1, *recvtype,
+                               HC_F_SECTION_SPACED | HC_F_SECTION_OUT);
   if (ok)
     pmpi_gatherv_init_c_(s[0].addr, &s[0].count_c, &s[0].type, s[1].addr,
-                         recvcounts, displs, recvtype, root, comm, info,
+                         recvcounts, displs, &s[1].type, root, comm, info,
                          request, ierr);
   hc_f_sections_end(s, 2, ok, "MPI_Gatherv_init_c", HC_MPI_BIND_COMM, *comm,
                     ierr);
@@ -6460,11 +6468,11 @@ void pmpi_iallgatherv_f08ts_(hc_f_gfc_desc_t *sendbuf, MPI_Fint *sendcount,
   int ok = 1;
   ok = ok && hc_f_section_open(&s[0], "sendbuf", sendbuf, *sendcount, *sendtype,
                                HC_F_SECTION_COUNTED);
-  ok = ok &&
-       hc_f_section_open(&s[1], "recvbuf", recvbuf, -1, 0, HC_F_SECTION_OUT);
+  ok = ok && hc_f_section_open(&s[1], "recvbuf", recvbuf, -1, *recvtype,
+                               HC_F_SECTION_SPACED | HC_F_SECTION_OUT);
   if (ok)
     pmpi_iallgatherv_(s[0].addr, &s[0].count, &s[0].type, s[1].addr, recvcounts,
-                      displs, recvtype, comm, request, ierr);
+                      displs, &s[1].type, comm, request, ierr);
   hc_f_sections_end(s, 2, ok, "MPI_Iallgatherv", HC_MPI_BIND_COMM, *comm, ierr);
 }
 #pragma weak mpi_iallgatherv_f08ts_ = pmpi_iallgatherv_f08ts_
@@ -6503,11 +6511,11 @@ void pmpi_iallgatherv_f08ts_large_(hc_f_gfc_desc_t *sendbuf,
   int ok = 1;
   ok = ok && hc_f_section_open(&s[0], "sendbuf", sendbuf, *sendcount, *sendtype,
                                HC_F_SECTION_COUNTED);
-  ok = ok &&
-       hc_f_section_open(&s[1], "recvbuf", recvbuf, -1, 0, HC_F_SECTION_OUT);
+  ok = ok && hc_f_section_open(&s[1], "recvbuf", recvbuf, -1, *recvtype,
+                               HC_F_SECTION_SPACED | HC_F_SECTION_OUT);
   if (ok)
     pmpi_iallgatherv_c_(s[0].addr, &s[0].count_c, &s[0].type, s[1].addr,
-                        recvcounts, displs, recvtype, comm, request, ierr);
+                        recvcounts, displs, &s[1].type, comm, request, ierr);
   hc_f_sections_end(s, 2, ok, "MPI_Iallgatherv_c", HC_MPI_BIND_COMM, *comm,
                     ierr);
 }
@@ -6697,12 +6705,13 @@ void pmpi_ialltoallv_f08ts_(hc_f_gfc_desc_t *sendbuf, MPI_Fint *sendcounts,
   }
   hc_f_section_t s[2] = {{0}};
   int ok = 1;
-  ok = ok && hc_f_section_open(&s[0], "sendbuf", sendbuf, -1, 0, 0);
-  ok = ok &&
-       hc_f_section_open(&s[1], "recvbuf", recvbuf, -1, 0, HC_F_SECTION_OUT);
+  ok = ok && hc_f_section_open(&s[0], "sendbuf", sendbuf, -1, *sendtype,
+                               HC_F_SECTION_SPACED);
+  ok = ok && hc_f_section_open(&s[1], "recvbuf", recvbuf, -1, *recvtype,
+                               HC_F_SECTION_SPACED | HC_F_SECTION_OUT);
   if (ok)
-    pmpi_ialltoallv_(s[0].addr, sendcounts, sdispls, sendtype, s[1].addr,
-                     recvcounts, rdispls, recvtype, comm, request, ierr);
+    pmpi_ialltoallv_(s[0].addr, sendcounts, sdispls, &s[0].type, s[1].addr,
+                     recvcounts, rdispls, &s[1].type, comm, request, ierr);
   hc_f_sections_end(s, 2, ok, "MPI_Ialltoallv", HC_MPI_BIND_COMM, *comm, ierr);
 }
 #pragma weak mpi_ialltoallv_f08ts_ = pmpi_ialltoallv_f08ts_
@@ -6739,12 +6748,13 @@ void pmpi_ialltoallv_f08ts_large_(hc_f_gfc_desc_t *sendbuf,
   }
   hc_f_section_t s[2] = {{0}};
   int ok = 1;
-  ok = ok && hc_f_section_open(&s[0], "sendbuf", sendbuf, -1, 0, 0);
-  ok = ok &&
-       hc_f_section_open(&s[1], "recvbuf", recvbuf, -1, 0, HC_F_SECTION_OUT);
+  ok = ok && hc_f_section_open(&s[0], "sendbuf", sendbuf, -1, *sendtype,
+                               HC_F_SECTION_SPACED);
+  ok = ok && hc_f_section_open(&s[1], "recvbuf", recvbuf, -1, *recvtype,
+                               HC_F_SECTION_SPACED | HC_F_SECTION_OUT);
   if (ok)
-    pmpi_ialltoallv_c_(s[0].addr, sendcounts, sdispls, sendtype, s[1].addr,
-                       recvcounts, rdispls, recvtype, comm, request, ierr);
+    pmpi_ialltoallv_c_(s[0].addr, sendcounts, sdispls, &s[0].type, s[1].addr,
+                       recvcounts, rdispls, &s[1].type, comm, request, ierr);
   hc_f_sections_end(s, 2, ok, "MPI_Ialltoallv_c", HC_MPI_BIND_COMM, *comm,
                     ierr);
 }
@@ -7172,11 +7182,11 @@ void pmpi_igatherv_f08ts_(hc_f_gfc_desc_t *sendbuf, MPI_Fint *sendcount,
   int ok = 1;
   ok = ok && hc_f_section_open(&s[0], "sendbuf", sendbuf, *sendcount, *sendtype,
                                HC_F_SECTION_COUNTED);
-  ok = ok &&
-       hc_f_section_open(&s[1], "recvbuf", recvbuf, -1, 0, HC_F_SECTION_OUT);
+  ok = ok && hc_f_section_open(&s[1], "recvbuf", recvbuf, -1, *recvtype,
+                               HC_F_SECTION_SPACED | HC_F_SECTION_OUT);
   if (ok)
     pmpi_igatherv_(s[0].addr, &s[0].count, &s[0].type, s[1].addr, recvcounts,
-                   displs, recvtype, root, comm, request, ierr);
+                   displs, &s[1].type, root, comm, request, ierr);
   hc_f_sections_end(s, 2, ok, "MPI_Igatherv", HC_MPI_BIND_COMM, *comm, ierr);
 }
 #pragma weak mpi_igatherv_f08ts_ = pmpi_igatherv_f08ts_
@@ -7214,11 +7224,11 @@ void pmpi_igatherv_f08ts_large_(hc_f_gfc_desc_t *sendbuf, MPI_Count *sendcount,
   int ok = 1;
   ok = ok && hc_f_section_open(&s[0], "sendbuf", sendbuf, *sendcount, *sendtype,
                                HC_F_SECTION_COUNTED);
-  ok = ok &&
-       hc_f_section_open(&s[1], "recvbuf", recvbuf, -1, 0, HC_F_SECTION_OUT);
+  ok = ok && hc_f_section_open(&s[1], "recvbuf", recvbuf, -1, *recvtype,
+                               HC_F_SECTION_SPACED | HC_F_SECTION_OUT);
   if (ok)
     pmpi_igatherv_c_(s[0].addr, &s[0].count_c, &s[0].type, s[1].addr,
-                     recvcounts, displs, recvtype, root, comm, request, ierr);
+                     recvcounts, displs, &s[1].type, root, comm, request, ierr);
   hc_f_sections_end(s, 2, ok, "MPI_Igatherv_c", HC_MPI_BIND_COMM, *comm, ierr);
 }
 #pragma weak mpi_igatherv_f08ts_large_ = pmpi_igatherv_f08ts_large_
@@ -7429,11 +7439,11 @@ void pmpi_ineighbor_allgatherv_f08ts_(hc_f_gfc_desc_t *sendbuf,
   int ok = 1;
   ok = ok && hc_f_section_open(&s[0], "sendbuf", sendbuf, *sendcount, *sendtype,
                                HC_F_SECTION_COUNTED);
-  ok = ok &&
-       hc_f_section_open(&s[1], "recvbuf", recvbuf, -1, 0, HC_F_SECTION_OUT);
+  ok = ok && hc_f_section_open(&s[1], "recvbuf", recvbuf, -1, *recvtype,
+                               HC_F_SECTION_SPACED | HC_F_SECTION_OUT);
   if (ok)
     pmpi_ineighbor_allgatherv_(s[0].addr, &s[0].count, &s[0].type, s[1].addr,
-                               recvcounts, displs, recvtype, comm, request,
+                               recvcounts, displs, &s[1].type, comm, request,
                                ierr);
   hc_f_sections_end(s, 2, ok, "MPI_Ineighbor_allgatherv", HC_MPI_BIND_COMM,
                     *comm, ierr);
@@ -7473,12 +7483,12 @@ void pmpi_ineighbor_allgatherv_f08ts_large_(
   int ok = 1;
   ok = ok && hc_f_section_open(&s[0], "sendbuf", sendbuf, *sendcount, *sendtype,
                                HC_F_SECTION_COUNTED);
-  ok = ok &&
-       hc_f_section_open(&s[1], "recvbuf", recvbuf, -1, 0, HC_F_SECTION_OUT);
+  ok = ok && hc_f_section_open(&s[1], "recvbuf", recvbuf, -1, *recvtype,
+                               HC_F_SECTION_SPACED | HC_F_SECTION_OUT);
   if (ok)
     pmpi_ineighbor_allgatherv_c_(s[0].addr, &s[0].count_c, &s[0].type,
-                                 s[1].addr, recvcounts, displs, recvtype, comm,
-                                 request, ierr);
+                                 s[1].addr, recvcounts, displs, &s[1].type,
+                                 comm, request, ierr);
   hc_f_sections_end(s, 2, ok, "MPI_Ineighbor_allgatherv_c", HC_MPI_BIND_COMM,
                     *comm, ierr);
 }
@@ -7608,12 +7618,13 @@ void pmpi_ineighbor_alltoallv_f08ts_(hc_f_gfc_desc_t *sendbuf,
   }
   hc_f_section_t s[2] = {{0}};
   int ok = 1;
-  ok = ok && hc_f_section_open(&s[0], "sendbuf", sendbuf, -1, 0, 0);
-  ok = ok &&
-       hc_f_section_open(&s[1], "recvbuf", recvbuf, -1, 0, HC_F_SECTION_OUT);
+  ok = ok && hc_f_section_open(&s[0], "sendbuf", sendbuf, -1, *sendtype,
+                               HC_F_SECTION_SPACED);
+  ok = ok && hc_f_section_open(&s[1], "recvbuf", recvbuf, -1, *recvtype,
+                               HC_F_SECTION_SPACED | HC_F_SECTION_OUT);
   if (ok)
-    pmpi_ineighbor_alltoallv_(s[0].addr, sendcounts, sdispls, sendtype,
-                              s[1].addr, recvcounts, rdispls, recvtype, comm,
+    pmpi_ineighbor_alltoallv_(s[0].addr, sendcounts, sdispls, &s[0].type,
+                              s[1].addr, recvcounts, rdispls, &s[1].type, comm,
                               request, ierr);
   hc_f_sections_end(s, 2, ok, "MPI_Ineighbor_alltoallv", HC_MPI_BIND_COMM,
                     *comm, ierr);
@@ -7652,13 +7663,14 @@ void pmpi_ineighbor_alltoallv_f08ts_large_(
   }
   hc_f_section_t s[2] = {{0}};
   int ok = 1;
-  ok = ok && hc_f_section_open(&s[0], "sendbuf", sendbuf, -1, 0, 0);
-  ok = ok &&
-       hc_f_section_open(&s[1], "recvbuf", recvbuf, -1, 0, HC_F_SECTION_OUT);
+  ok = ok && hc_f_section_open(&s[0], "sendbuf", sendbuf, -1, *sendtype,
+                               HC_F_SECTION_SPACED);
+  ok = ok && hc_f_section_open(&s[1], "recvbuf", recvbuf, -1, *recvtype,
+                               HC_F_SECTION_SPACED | HC_F_SECTION_OUT);
   if (ok)
-    pmpi_ineighbor_alltoallv_c_(s[0].addr, sendcounts, sdispls, sendtype,
-                                s[1].addr, recvcounts, rdispls, recvtype, comm,
-                                request, ierr);
+    pmpi_ineighbor_alltoallv_c_(s[0].addr, sendcounts, sdispls, &s[0].type,
+                                s[1].addr, recvcounts, rdispls, &s[1].type,
+                                comm, request, ierr);
   hc_f_sections_end(s, 2, ok, "MPI_Ineighbor_alltoallv_c", HC_MPI_BIND_COMM,
                     *comm, ierr);
 }
@@ -8243,7 +8255,8 @@ void pmpi_ireduce_scatter_f08ts_(hc_f_gfc_desc_t *sendbuf,
   hc_f_section_t s[2] = {{0}};
   hc_f_gfc_desc_t *const descs[] = {sendbuf, recvbuf};
   static const char *const names[] = {"sendbuf", "recvbuf"};
-  static const int how[] = {0, HC_F_SECTION_OUT};
+  static const int how[] = {HC_F_SECTION_SPACED,
+                            HC_F_SECTION_SPACED | HC_F_SECTION_OUT};
   int ok = hc_f_section_open_shared(s, 2, names, descs, how, -1, *datatype);
   if (ok)
     pmpi_ireduce_scatter_(s[0].addr, s[1].addr, recvcounts, &s[0].type, op,
@@ -8284,7 +8297,8 @@ void pmpi_ireduce_scatter_block_f08ts_(hc_f_gfc_desc_t *sendbuf,
   hc_f_section_t s[2] = {{0}};
   hc_f_gfc_desc_t *const descs[] = {sendbuf, recvbuf};
   static const char *const names[] = {"sendbuf", "recvbuf"};
-  static const int how[] = {0, HC_F_SECTION_OUT};
+  static const int how[] = {HC_F_SECTION_SPACED,
+                            HC_F_SECTION_SPACED | HC_F_SECTION_OUT};
   int ok = hc_f_section_open_shared(s, 2, names, descs, how, -1, *datatype);
   if (ok)
     pmpi_ireduce_scatter_block_(s[0].addr, s[1].addr, recvcount, &s[0].type, op,
@@ -8328,7 +8342,8 @@ void pmpi_ireduce_scatter_block_f08ts_large_(hc_f_gfc_desc_t *sendbuf,
   hc_f_section_t s[2] = {{0}};
   hc_f_gfc_desc_t *const descs[] = {sendbuf, recvbuf};
   static const char *const names[] = {"sendbuf", "recvbuf"};
-  static const int how[] = {0, HC_F_SECTION_OUT};
+  static const int how[] = {HC_F_SECTION_SPACED,
+                            HC_F_SECTION_SPACED | HC_F_SECTION_OUT};
   int ok = hc_f_section_open_shared(s, 2, names, descs, how, -1, *datatype);
   if (ok)
     pmpi_ireduce_scatter_block_c_(s[0].addr, s[1].addr, recvcount, &s[0].type,
@@ -8370,7 +8385,8 @@ void pmpi_ireduce_scatter_f08ts_large_(hc_f_gfc_desc_t *sendbuf,
   hc_f_section_t s[2] = {{0}};
   hc_f_gfc_desc_t *const descs[] = {sendbuf, recvbuf};
   static const char *const names[] = {"sendbuf", "recvbuf"};
-  static const int how[] = {0, HC_F_SECTION_OUT};
+  static const int how[] = {HC_F_SECTION_SPACED,
+                            HC_F_SECTION_SPACED | HC_F_SECTION_OUT};
   int ok = hc_f_section_open_shared(s, 2, names, descs, how, -1, *datatype);
   if (ok)
     pmpi_ireduce_scatter_c_(s[0].addr, s[1].addr, recvcounts, &s[0].type, op,
@@ -8655,11 +8671,12 @@ void pmpi_iscatterv_f08ts_(hc_f_gfc_desc_t *sendbuf, MPI_Fint *sendcounts,
   }
   hc_f_section_t s[2] = {{0}};
   int ok = 1;
-  ok = ok && hc_f_section_open(&s[0], "sendbuf", sendbuf, -1, 0, 0);
+  ok = ok && hc_f_section_open(&s[0], "sendbuf", sendbuf, -1, *sendtype,
+                               HC_F_SECTION_SPACED);
   ok = ok && hc_f_section_open(&s[1], "recvbuf", recvbuf, *recvcount, *recvtype,
                                HC_F_SECTION_COUNTED | HC_F_SECTION_OUT);
   if (ok)
-    pmpi_iscatterv_(s[0].addr, sendcounts, displs, sendtype, s[1].addr,
+    pmpi_iscatterv_(s[0].addr, sendcounts, displs, &s[0].type, s[1].addr,
                     &s[1].count, &s[1].type, root, comm, request, ierr);
   hc_f_sections_end(s, 2, ok, "MPI_Iscatterv", HC_MPI_BIND_COMM, *comm, ierr);
 }
@@ -8696,11 +8713,12 @@ void pmpi_iscatterv_f08ts_large_(hc_f_gfc_desc_t *sendbuf,
   }
   hc_f_section_t s[2] = {{0}};
   int ok = 1;
-  ok = ok && hc_f_section_open(&s[0], "sendbuf", sendbuf, -1, 0, 0);
+  ok = ok && hc_f_section_open(&s[0], "sendbuf", sendbuf, -1, *sendtype,
+                               HC_F_SECTION_SPACED);
   ok = ok && hc_f_section_open(&s[1], "recvbuf", recvbuf, *recvcount, *recvtype,
                                HC_F_SECTION_COUNTED | HC_F_SECTION_OUT);
   if (ok)
-    pmpi_iscatterv_c_(s[0].addr, sendcounts, displs, sendtype, s[1].addr,
+    pmpi_iscatterv_c_(s[0].addr, sendcounts, displs, &s[0].type, s[1].addr,
                       &s[1].count_c, &s[1].type, root, comm, request, ierr);
   hc_f_sections_end(s, 2, ok, "MPI_Iscatterv_c", HC_MPI_BIND_COMM, *comm, ierr);
 }
@@ -9347,11 +9365,12 @@ void pmpi_neighbor_allgatherv_f08ts_(hc_f_gfc_desc_t *sendbuf,
   int ok = 1;
   ok = ok && hc_f_section_open(&s[0], "sendbuf", sendbuf, *sendcount, *sendtype,
                                HC_F_SECTION_COUNTED | HC_F_SECTION_COPY);
-  ok = ok && hc_f_section_open(&s[1], "recvbuf", recvbuf, -1, 0,
-                               HC_F_SECTION_COPY | HC_F_SECTION_OUT);
+  ok = ok && hc_f_section_open(&s[1], "recvbuf", recvbuf, -1, *recvtype,
+                               HC_F_SECTION_SPACED | HC_F_SECTION_COPY |
+                                   HC_F_SECTION_OUT);
   if (ok)
     pmpi_neighbor_allgatherv_(s[0].addr, &s[0].count, &s[0].type, s[1].addr,
-                              recvcounts, displs, recvtype, comm, ierr);
+                              recvcounts, displs, &s[1].type, comm, ierr);
   hc_f_sections_end(s, 2, ok, "MPI_Neighbor_allgatherv", HC_MPI_BIND_COMM,
                     *comm, ierr);
 }
@@ -9389,11 +9408,12 @@ void pmpi_neighbor_allgatherv_f08ts_large_(
   int ok = 1;
   ok = ok && hc_f_section_open(&s[0], "sendbuf", sendbuf, *sendcount, *sendtype,
                                HC_F_SECTION_COUNTED | HC_F_SECTION_COPY);
-  ok = ok && hc_f_section_open(&s[1], "recvbuf", recvbuf, -1, 0,
-                               HC_F_SECTION_COPY | HC_F_SECTION_OUT);
+  ok = ok && hc_f_section_open(&s[1], "recvbuf", recvbuf, -1, *recvtype,
+                               HC_F_SECTION_SPACED | HC_F_SECTION_COPY |
+                                   HC_F_SECTION_OUT);
   if (ok)
     pmpi_neighbor_allgatherv_c_(s[0].addr, &s[0].count_c, &s[0].type, s[1].addr,
-                                recvcounts, displs, recvtype, comm, ierr);
+                                recvcounts, displs, &s[1].type, comm, ierr);
   hc_f_sections_end(s, 2, ok, "MPI_Neighbor_allgatherv_c", HC_MPI_BIND_COMM,
                     *comm, ierr);
 }
@@ -9435,11 +9455,11 @@ void pmpi_neighbor_allgatherv_init_f08ts_(
   int ok = 1;
   ok = ok && hc_f_section_open(&s[0], "sendbuf", sendbuf, *sendcount, *sendtype,
                                HC_F_SECTION_COUNTED);
-  ok = ok &&
-       hc_f_section_open(&s[1], "recvbuf", recvbuf, -1, 0, HC_F_SECTION_OUT);
+  ok = ok && hc_f_section_open(&s[1], "recvbuf", recvbuf, -1, *recvtype,
+                               HC_F_SECTION_SPACED | HC_F_SECTION_OUT);
   if (ok)
     pmpi_neighbor_allgatherv_init_(s[0].addr, &s[0].count, &s[0].type,
-                                   s[1].addr, recvcounts, displs, recvtype,
+                                   s[1].addr, recvcounts, displs, &s[1].type,
                                    comm, info, request, ierr);
   hc_f_sections_end(s, 2, ok, "MPI_Neighbor_allgatherv_init", HC_MPI_BIND_COMM,
                     *comm, ierr);
@@ -9483,11 +9503,11 @@ void pmpi_neighbor_allgatherv_init_f08ts_large_(
   int ok = 1;
   ok = ok && hc_f_section_open(&s[0], "sendbuf", sendbuf, *sendcount, *sendtype,
                                HC_F_SECTION_COUNTED);
-  ok = ok &&
-       hc_f_section_open(&s[1], "recvbuf", recvbuf, -1, 0, HC_F_SECTION_OUT);
+  ok = ok && hc_f_section_open(&s[1], "recvbuf", recvbuf, -1, *recvtype,
+                               HC_F_SECTION_SPACED | HC_F_SECTION_OUT);
   if (ok)
     pmpi_neighbor_allgatherv_init_c_(s[0].addr, &s[0].count_c, &s[0].type,
-                                     s[1].addr, recvcounts, displs, recvtype,
+                                     s[1].addr, recvcounts, displs, &s[1].type,
                                      comm, info, request, ierr);
   hc_f_sections_end(s, 2, ok, "MPI_Neighbor_allgatherv_init_c",
                     HC_MPI_BIND_COMM, *comm, ierr);
@@ -9705,13 +9725,14 @@ void pmpi_neighbor_alltoallv_f08ts_(
   }
   hc_f_section_t s[2] = {{0}};
   int ok = 1;
-  ok = ok &&
-       hc_f_section_open(&s[0], "sendbuf", sendbuf, -1, 0, HC_F_SECTION_COPY);
-  ok = ok && hc_f_section_open(&s[1], "recvbuf", recvbuf, -1, 0,
-                               HC_F_SECTION_COPY | HC_F_SECTION_OUT);
+  ok = ok && hc_f_section_open(&s[0], "sendbuf", sendbuf, -1, *sendtype,
+                               HC_F_SECTION_SPACED | HC_F_SECTION_COPY);
+  ok = ok && hc_f_section_open(&s[1], "recvbuf", recvbuf, -1, *recvtype,
+                               HC_F_SECTION_SPACED | HC_F_SECTION_COPY |
+                                   HC_F_SECTION_OUT);
   if (ok)
-    pmpi_neighbor_alltoallv_(s[0].addr, sendcounts, sdispls, sendtype,
-                             s[1].addr, recvcounts, rdispls, recvtype, comm,
+    pmpi_neighbor_alltoallv_(s[0].addr, sendcounts, sdispls, &s[0].type,
+                             s[1].addr, recvcounts, rdispls, &s[1].type, comm,
                              ierr);
   hc_f_sections_end(s, 2, ok, "MPI_Neighbor_alltoallv", HC_MPI_BIND_COMM, *comm,
                     ierr);
@@ -9748,13 +9769,14 @@ void pmpi_neighbor_alltoallv_f08ts_large_(
   }
   hc_f_section_t s[2] = {{0}};
   int ok = 1;
-  ok = ok &&
-       hc_f_section_open(&s[0], "sendbuf", sendbuf, -1, 0, HC_F_SECTION_COPY);
-  ok = ok && hc_f_section_open(&s[1], "recvbuf", recvbuf, -1, 0,
-                               HC_F_SECTION_COPY | HC_F_SECTION_OUT);
+  ok = ok && hc_f_section_open(&s[0], "sendbuf", sendbuf, -1, *sendtype,
+                               HC_F_SECTION_SPACED | HC_F_SECTION_COPY);
+  ok = ok && hc_f_section_open(&s[1], "recvbuf", recvbuf, -1, *recvtype,
+                               HC_F_SECTION_SPACED | HC_F_SECTION_COPY |
+                                   HC_F_SECTION_OUT);
   if (ok)
-    pmpi_neighbor_alltoallv_c_(s[0].addr, sendcounts, sdispls, sendtype,
-                               s[1].addr, recvcounts, rdispls, recvtype, comm,
+    pmpi_neighbor_alltoallv_c_(s[0].addr, sendcounts, sdispls, &s[0].type,
+                               s[1].addr, recvcounts, rdispls, &s[1].type, comm,
                                ierr);
   hc_f_sections_end(s, 2, ok, "MPI_Neighbor_alltoallv_c", HC_MPI_BIND_COMM,
                     *comm, ierr);
@@ -9795,12 +9817,13 @@ void pmpi_neighbor_alltoallv_init_f08ts_(
   }
   hc_f_section_t s[2] = {{0}};
   int ok = 1;
-  ok = ok && hc_f_section_open(&s[0], "sendbuf", sendbuf, -1, 0, 0);
-  ok = ok &&
-       hc_f_section_open(&s[1], "recvbuf", recvbuf, -1, 0, HC_F_SECTION_OUT);
+  ok = ok && hc_f_section_open(&s[0], "sendbuf", sendbuf, -1, *sendtype,
+                               HC_F_SECTION_SPACED);
+  ok = ok && hc_f_section_open(&s[1], "recvbuf", recvbuf, -1, *recvtype,
+                               HC_F_SECTION_SPACED | HC_F_SECTION_OUT);
   if (ok)
-    pmpi_neighbor_alltoallv_init_(s[0].addr, sendcounts, sdispls, sendtype,
-                                  s[1].addr, recvcounts, rdispls, recvtype,
+    pmpi_neighbor_alltoallv_init_(s[0].addr, sendcounts, sdispls, &s[0].type,
+                                  s[1].addr, recvcounts, rdispls, &s[1].type,
                                   comm, info, request, ierr);
   hc_f_sections_end(s, 2, ok, "MPI_Neighbor_alltoallv_init", HC_MPI_BIND_COMM,
                     *comm, ierr);
@@ -9842,12 +9865,13 @@ void pmpi_neighbor_alltoallv_init_f08ts_large_(
   }
   hc_f_section_t s[2] = {{0}};
   int ok = 1;
-  ok = ok && hc_f_section_open(&s[0], "sendbuf", sendbuf, -1, 0, 0);
-  ok = ok &&
-       hc_f_section_open(&s[1], "recvbuf", recvbuf, -1, 0, HC_F_SECTION_OUT);
+  ok = ok && hc_f_section_open(&s[0], "sendbuf", sendbuf, -1, *sendtype,
+                               HC_F_SECTION_SPACED);
+  ok = ok && hc_f_section_open(&s[1], "recvbuf", recvbuf, -1, *recvtype,
+                               HC_F_SECTION_SPACED | HC_F_SECTION_OUT);
   if (ok)
-    pmpi_neighbor_alltoallv_init_c_(s[0].addr, sendcounts, sdispls, sendtype,
-                                    s[1].addr, recvcounts, rdispls, recvtype,
+    pmpi_neighbor_alltoallv_init_c_(s[0].addr, sendcounts, sdispls, &s[0].type,
+                                    s[1].addr, recvcounts, rdispls, &s[1].type,
                                     comm, info, request, ierr);
   hc_f_sections_end(s, 2, ok, "MPI_Neighbor_alltoallv_init_c", HC_MPI_BIND_COMM,
                     *comm, ierr);
@@ -10477,10 +10501,10 @@ void pmpi_precv_init_f08ts_(hc_f_gfc_desc_t *buf, MPI_Fint *partitions,
   }
   hc_f_section_t s[1] = {{0}};
   int ok = 1;
-  ok = ok && hc_f_section_open(&s[0], "buf", buf, -1, 0,
-                               HC_F_SECTION_WHOLE | HC_F_SECTION_OUT);
+  ok = ok && hc_f_section_open(&s[0], "buf", buf, -1, *datatype,
+                               HC_F_SECTION_SPACED | HC_F_SECTION_OUT);
   if (ok)
-    pmpi_precv_init_(s[0].addr, partitions, count, datatype, dest, tag, comm,
+    pmpi_precv_init_(s[0].addr, partitions, count, &s[0].type, dest, tag, comm,
                      info, request, ierr);
   hc_f_sections_end(s, 1, ok, "MPI_Precv_init", HC_MPI_BIND_COMM, *comm, ierr);
 }
@@ -10529,10 +10553,10 @@ void pmpi_psend_init_f08ts_(hc_f_gfc_desc_t *buf, MPI_Fint *partitions,
   }
   hc_f_section_t s[1] = {{0}};
   int ok = 1;
-  ok = ok && hc_f_section_open(&s[0], "buf", buf, -1, 0,
-                               HC_F_SECTION_WHOLE | HC_F_SECTION_OUT);
+  ok = ok &&
+       hc_f_section_open(&s[0], "buf", buf, -1, *datatype, HC_F_SECTION_SPACED);
   if (ok)
-    pmpi_psend_init_(s[0].addr, partitions, count, datatype, dest, tag, comm,
+    pmpi_psend_init_(s[0].addr, partitions, count, &s[0].type, dest, tag, comm,
                      info, request, ierr);
   hc_f_sections_end(s, 1, ok, "MPI_Psend_init", HC_MPI_BIND_COMM, *comm, ierr);
 }
@@ -11133,8 +11157,9 @@ void pmpi_reduce_scatter_f08ts_(hc_f_gfc_desc_t *sendbuf,
   hc_f_section_t s[2] = {{0}};
   hc_f_gfc_desc_t *const descs[] = {sendbuf, recvbuf};
   static const char *const names[] = {"sendbuf", "recvbuf"};
-  static const int how[] = {HC_F_SECTION_COPY,
-                            HC_F_SECTION_COPY | HC_F_SECTION_OUT};
+  static const int how[] = {HC_F_SECTION_SPACED | HC_F_SECTION_COPY,
+                            HC_F_SECTION_SPACED | HC_F_SECTION_COPY |
+                                HC_F_SECTION_OUT};
   int ok = hc_f_section_open_shared(s, 2, names, descs, how, -1, *datatype);
   if (ok)
     pmpi_reduce_scatter_(s[0].addr, s[1].addr, recvcounts, &s[0].type, op, comm,
@@ -11172,8 +11197,9 @@ void pmpi_reduce_scatter_block_f08ts_(hc_f_gfc_desc_t *sendbuf,
   hc_f_section_t s[2] = {{0}};
   hc_f_gfc_desc_t *const descs[] = {sendbuf, recvbuf};
   static const char *const names[] = {"sendbuf", "recvbuf"};
-  static const int how[] = {HC_F_SECTION_COPY,
-                            HC_F_SECTION_COPY | HC_F_SECTION_OUT};
+  static const int how[] = {HC_F_SECTION_SPACED | HC_F_SECTION_COPY,
+                            HC_F_SECTION_SPACED | HC_F_SECTION_COPY |
+                                HC_F_SECTION_OUT};
   int ok = hc_f_section_open_shared(s, 2, names, descs, how, -1, *datatype);
   if (ok)
     pmpi_reduce_scatter_block_(s[0].addr, s[1].addr, recvcount, &s[0].type, op,
@@ -11214,8 +11240,9 @@ void pmpi_reduce_scatter_block_f08ts_large_(hc_f_gfc_desc_t *sendbuf,
   hc_f_section_t s[2] = {{0}};
   hc_f_gfc_desc_t *const descs[] = {sendbuf, recvbuf};
   static const char *const names[] = {"sendbuf", "recvbuf"};
-  static const int how[] = {HC_F_SECTION_COPY,
-                            HC_F_SECTION_COPY | HC_F_SECTION_OUT};
+  static const int how[] = {HC_F_SECTION_SPACED | HC_F_SECTION_COPY,
+                            HC_F_SECTION_SPACED | HC_F_SECTION_COPY |
+                                HC_F_SECTION_OUT};
   int ok = hc_f_section_open_shared(s, 2, names, descs, how, -1, *datatype);
   if (ok)
     pmpi_reduce_scatter_block_c_(s[0].addr, s[1].addr, recvcount, &s[0].type,
@@ -11260,7 +11287,8 @@ void pmpi_reduce_scatter_block_init_f08ts_(hc_f_gfc_desc_t *sendbuf,
   hc_f_section_t s[2] = {{0}};
   hc_f_gfc_desc_t *const descs[] = {sendbuf, recvbuf};
   static const char *const names[] = {"sendbuf", "recvbuf"};
-  static const int how[] = {0, HC_F_SECTION_OUT};
+  static const int how[] = {HC_F_SECTION_SPACED,
+                            HC_F_SECTION_SPACED | HC_F_SECTION_OUT};
   int ok = hc_f_section_open_shared(s, 2, names, descs, how, -1, *datatype);
   if (ok)
     pmpi_reduce_scatter_block_init_(s[0].addr, s[1].addr, recvcount, &s[0].type,
@@ -11308,7 +11336,8 @@ void pmpi_reduce_scatter_block_init_f08ts_large_(
   hc_f_section_t s[2] = {{0}};
   hc_f_gfc_desc_t *const descs[] = {sendbuf, recvbuf};
   static const char *const names[] = {"sendbuf", "recvbuf"};
-  static const int how[] = {0, HC_F_SECTION_OUT};
+  static const int how[] = {HC_F_SECTION_SPACED,
+                            HC_F_SECTION_SPACED | HC_F_SECTION_OUT};
   int ok = hc_f_section_open_shared(s, 2, names, descs, how, -1, *datatype);
   if (ok)
     pmpi_reduce_scatter_block_init_c_(s[0].addr, s[1].addr, recvcount,
@@ -11349,8 +11378,9 @@ void pmpi_reduce_scatter_f08ts_large_(hc_f_gfc_desc_t *sendbuf,
   hc_f_section_t s[2] = {{0}};
   hc_f_gfc_desc_t *const descs[] = {sendbuf, recvbuf};
   static const char *const names[] = {"sendbuf", "recvbuf"};
-  static const int how[] = {HC_F_SECTION_COPY,
-                            HC_F_SECTION_COPY | HC_F_SECTION_OUT};
+  static const int how[] = {HC_F_SECTION_SPACED | HC_F_SECTION_COPY,
+                            HC_F_SECTION_SPACED | HC_F_SECTION_COPY |
+                                HC_F_SECTION_OUT};
   int ok = hc_f_section_open_shared(s, 2, names, descs, how, -1, *datatype);
   if (ok)
     pmpi_reduce_scatter_c_(s[0].addr, s[1].addr, recvcounts, &s[0].type, op,
@@ -11393,7 +11423,8 @@ void pmpi_reduce_scatter_init_f08ts_(hc_f_gfc_desc_t *sendbuf,
   hc_f_section_t s[2] = {{0}};
   hc_f_gfc_desc_t *const descs[] = {sendbuf, recvbuf};
   static const char *const names[] = {"sendbuf", "recvbuf"};
-  static const int how[] = {0, HC_F_SECTION_OUT};
+  static const int how[] = {HC_F_SECTION_SPACED,
+                            HC_F_SECTION_SPACED | HC_F_SECTION_OUT};
   int ok = hc_f_section_open_shared(s, 2, names, descs, how, -1, *datatype);
   if (ok)
     pmpi_reduce_scatter_init_(s[0].addr, s[1].addr, recvcounts, &s[0].type, op,
@@ -11435,7 +11466,8 @@ void pmpi_reduce_scatter_init_f08ts_large_(hc_f_gfc_desc_t *sendbuf,
   hc_f_section_t s[2] = {{0}};
   hc_f_gfc_desc_t *const descs[] = {sendbuf, recvbuf};
   static const char *const names[] = {"sendbuf", "recvbuf"};
-  static const int how[] = {0, HC_F_SECTION_OUT};
+  static const int how[] = {HC_F_SECTION_SPACED,
+                            HC_F_SECTION_SPACED | HC_F_SECTION_OUT};
   int ok = hc_f_section_open_shared(s, 2, names, descs, how, -1, *datatype);
   if (ok)
     pmpi_reduce_scatter_init_c_(s[0].addr, s[1].addr, recvcounts, &s[0].type,
@@ -12224,13 +12256,13 @@ void pmpi_scatterv_f08ts_(hc_f_gfc_desc_t *sendbuf, MPI_Fint *sendcounts,
   }
   hc_f_section_t s[2] = {{0}};
   int ok = 1;
-  ok = ok &&
-       hc_f_section_open(&s[0], "sendbuf", sendbuf, -1, 0, HC_F_SECTION_COPY);
+  ok = ok && hc_f_section_open(&s[0], "sendbuf", sendbuf, -1, *sendtype,
+                               HC_F_SECTION_SPACED | HC_F_SECTION_COPY);
   ok = ok && hc_f_section_open(&s[1], "recvbuf", recvbuf, *recvcount, *recvtype,
                                HC_F_SECTION_COUNTED | HC_F_SECTION_COPY |
                                    HC_F_SECTION_OUT);
   if (ok)
-    pmpi_scatterv_(s[0].addr, sendcounts, displs, sendtype, s[1].addr,
+    pmpi_scatterv_(s[0].addr, sendcounts, displs, &s[0].type, s[1].addr,
                    &s[1].count, &s[1].type, root, comm, ierr);
   hc_f_sections_end(s, 2, ok, "MPI_Scatterv", HC_MPI_BIND_COMM, *comm, ierr);
 }
@@ -12266,13 +12298,13 @@ void pmpi_scatterv_f08ts_large_(hc_f_gfc_desc_t *sendbuf, MPI_Count *sendcounts,
   }
   hc_f_section_t s[2] = {{0}};
   int ok = 1;
-  ok = ok &&
-       hc_f_section_open(&s[0], "sendbuf", sendbuf, -1, 0, HC_F_SECTION_COPY);
+  ok = ok && hc_f_section_open(&s[0], "sendbuf", sendbuf, -1, *sendtype,
+                               HC_F_SECTION_SPACED | HC_F_SECTION_COPY);
   ok = ok && hc_f_section_open(&s[1], "recvbuf", recvbuf, *recvcount, *recvtype,
                                HC_F_SECTION_COUNTED | HC_F_SECTION_COPY |
                                    HC_F_SECTION_OUT);
   if (ok)
-    pmpi_scatterv_c_(s[0].addr, sendcounts, displs, sendtype, s[1].addr,
+    pmpi_scatterv_c_(s[0].addr, sendcounts, displs, &s[0].type, s[1].addr,
                      &s[1].count_c, &s[1].type, root, comm, ierr);
   hc_f_sections_end(s, 2, ok, "MPI_Scatterv_c", HC_MPI_BIND_COMM, *comm, ierr);
 }
@@ -12309,11 +12341,12 @@ void pmpi_scatterv_init_f08ts_(hc_f_gfc_desc_t *sendbuf, MPI_Fint *sendcounts,
   }
   hc_f_section_t s[2] = {{0}};
   int ok = 1;
-  ok = ok && hc_f_section_open(&s[0], "sendbuf", sendbuf, -1, 0, 0);
+  ok = ok && hc_f_section_open(&s[0], "sendbuf", sendbuf, -1, *sendtype,
+                               HC_F_SECTION_SPACED);
   ok = ok && hc_f_section_open(&s[1], "recvbuf", recvbuf, *recvcount, *recvtype,
                                HC_F_SECTION_COUNTED | HC_F_SECTION_OUT);
   if (ok)
-    pmpi_scatterv_init_(s[0].addr, sendcounts, displs, sendtype, s[1].addr,
+    pmpi_scatterv_init_(s[0].addr, sendcounts, displs, &s[0].type, s[1].addr,
                         &s[1].count, &s[1].type, root, comm, info, request,
                         ierr);
   hc_f_sections_end(s, 2, ok, "MPI_Scatterv_init", HC_MPI_BIND_COMM, *comm,
@@ -12352,11 +12385,12 @@ void pmpi_scatterv_init_f08ts_large_(
   }
   hc_f_section_t s[2] = {{0}};
   int ok = 1;
-  ok = ok && hc_f_section_open(&s[0], "sendbuf", sendbuf, -1, 0, 0);
+  ok = ok && hc_f_section_open(&s[0], "sendbuf", sendbuf, -1, *sendtype,
+                               HC_F_SECTION_SPACED);
   ok = ok && hc_f_section_open(&s[1], "recvbuf", recvbuf, *recvcount, *recvtype,
                                HC_F_SECTION_COUNTED | HC_F_SECTION_OUT);
   if (ok)
-    pmpi_scatterv_init_c_(s[0].addr, sendcounts, displs, sendtype, s[1].addr,
+    pmpi_scatterv_init_c_(s[0].addr, sendcounts, displs, &s[0].type, s[1].addr,
                           &s[1].count_c, &s[1].type, root, comm, info, request,
                           ierr);
   hc_f_sections_end(s, 2, ok, "MPI_Scatterv_init_c", HC_MPI_BIND_COMM, *comm,

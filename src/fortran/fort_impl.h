@@ -89,6 +89,9 @@ enum {
   HC_F_SECTION_WHOLE = 1 << 4,    /* it must be contiguous memory */
   HC_F_SECTION_ADDRESS = 1 << 5,  /* only its address matters */
   HC_F_SECTION_UNTYPED = 1 << 6,  /* a copy, never a datatype */
+  /* Counts in arrays (v-forms, partitions) index items of the datatype
+   * through the buffer. */
+  HC_F_SECTION_SPACED = 1 << 7,
 };
 
 /* Prepares the buffer d (argument name) of a call given count items of

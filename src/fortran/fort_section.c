@@ -14,12 +14,15 @@
  *    divides the element's length (MPI_REAL on a REAL array, MPI_BYTE on
  *    anything), and the buffer's own count (Send's), or a count per peer
  *    when the section splits into equally spaced blocks of that count
- *    (Gather's receive buffer, Alltoall's both);
+ *    (Gather's receive buffer, Alltoall's both); where counts come in
+ *    arrays (the v-forms, partitions), a section of equally spaced
+ *    elements passes as the datatype resized to their spacing;
  *  - as a copy: a contiguous temporary filled from the section before a
  *    blocking call and written back after it unless the call only reads
- *    the buffer.  This serves whatever the datatype cannot describe:
- *    counts in arrays (the v- and w-forms), one datatype shared by two
- *    buffers of different shapes (Reduce), derived datatypes with holes.
+ *    the buffer.  This serves whatever no datatype describes: counts in
+ *    arrays over a section not equally spaced, the w-forms, one datatype
+ *    shared by two buffers of different shapes (Reduce), derived
+ *    datatypes with holes.
  *
  * A nonblocking call whose section only a copy could serve fails with
  * MPI_ERR_BUFFER before anything starts, naming the argument.
@@ -256,6 +259,55 @@ static int section_typed(hc_f_section_t *s, const char *name, MPI_Count count,
   return 1;
 }
 
+/* The bytes from each element to the next where the section's elements
+ * are equally spaced in memory (a row, a strided vector), else 0. */
+static ptrdiff_t element_spacing(const hc_f_gfc_desc_t *d) {
+  ptrdiff_t step = 0, reach = 0;
+  for (int i = 0; i < d->dtype.rank; i++) {
+    ptrdiff_t extent = d->dim[i].upper_bound - d->dim[i].lower_bound + 1;
+    if (extent <= 1)
+      continue;
+    ptrdiff_t here = d->dim[i].stride * d->span;
+    if (step && here != reach)
+      return 0;
+    if (!step)
+      step = here;
+    reach = here * extent;
+  }
+  return step > 0 ? step : 0;
+}
+
+/* Where counts in arrays index items of the datatype through the buffer,
+ * a section of equally spaced elements, one item each, passes as the
+ * datatype resized to their spacing: the counts stay as they are.  1 when
+ * done, 0 where that does not fit, or an error (0 with s->rc). */
+static int section_spaced(hc_f_section_t *s, const char *name) {
+  const hc_f_gfc_desc_t *d = s->desc;
+  ptrdiff_t step = element_spacing(d);
+  MPI_Datatype type = PMPI_Type_f2c(s->type);
+  MPI_Count size, lb, extent, true_lb, true_extent;
+  if (step == 0)
+    return 0;
+  if (PMPI_Type_size_c(type, &size) != MPI_SUCCESS)
+    return 1; /* the call itself reports the datatype */
+  if (size != (MPI_Count)d->dtype.elem_len ||
+      PMPI_Type_get_extent_c(type, &lb, &extent) != MPI_SUCCESS ||
+      PMPI_Type_get_true_extent_c(type, &true_lb, &true_extent) !=
+          MPI_SUCCESS ||
+      lb != 0 || true_lb != 0 || extent != size || true_extent != size)
+    return 0;
+  MPI_Datatype spaced;
+  int rc = PMPI_Type_create_resized_c(type, 0, step, &spaced);
+  if (rc == MPI_SUCCESS && (rc = PMPI_Type_commit(&spaced)) != MPI_SUCCESS)
+    PMPI_Type_free(&spaced);
+  if (rc != MPI_SUCCESS)
+    return section_fail(s, rc, name,
+                        "no datatype could be built for the array section");
+  s->made = spaced;
+  s->type = PMPI_Type_c2f(spaced);
+  return 1;
+}
+
 /* Fails (0) where count items of the datatype reach past a copy of n
  * elements of len bytes. */
 static int copy_fits(hc_f_section_t *s, const char *name, MPI_Count count,
@@ -297,6 +349,11 @@ int hc_f_section_open(hc_f_section_t *s, const char *name,
   if (how & (HC_F_SECTION_COUNTED | HC_F_SECTION_PER_PEER) &&
       !(how & HC_F_SECTION_UNTYPED)) {
     int done = section_typed(s, name, count, how);
+    if (done || s->rc != MPI_SUCCESS)
+      return done;
+  }
+  if (how & HC_F_SECTION_SPACED && !(how & HC_F_SECTION_UNTYPED)) {
+    int done = section_spaced(s, name);
     if (done || s->rc != MPI_SUCCESS)
       return done;
   }
@@ -353,11 +410,17 @@ int hc_f_section_open_shared(hc_f_section_t *s, int n,
     return 1;
   }
   /* One datatype can describe every buffer where the others are
-   * MPI_IN_PLACE or laid out as the first section is. */
-  int share = (how[lead] & HC_F_SECTION_COUNTED) != 0;
+   * MPI_IN_PLACE or laid out as the first section is (with a count), or
+   * spaced as it is (with counts per rank: Reduce_scatter's). */
+  int counted = (how[lead] & HC_F_SECTION_COUNTED) != 0;
+  int share = counted || (how[lead] & HC_F_SECTION_SPACED);
   for (int i = 0; share && i < n; i++)
     if (i != lead && hc_f_buf(descs[i]->base_addr) == descs[i]->base_addr &&
-        !same_layout(descs[i], descs[lead]))
+        (counted ? !same_layout(descs[i], descs[lead])
+                 : hc_f_f08ts_contiguous(descs[i]) ||
+                       descs[i]->dtype.elem_len != descs[lead]->dtype.elem_len ||
+                       element_spacing(descs[i]) !=
+                           element_spacing(descs[lead])))
       share = 0;
   int ok = hc_f_section_open(&s[lead], names[lead], descs[lead], count, type,
                              share ? how[lead]

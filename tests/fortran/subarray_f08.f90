@@ -1,14 +1,15 @@
 ! Array sections as buffers of `use mpi_f08` (MPI_SUBARRAYS_SUPPORTED):
 ! strided, two-dimensional and reversed sections sent and received by
 ! blocking and nonblocking point-to-point calls, a count shorter than the
-! section, Sendrecv, Bcast, Allreduce (alike and unlike shapes, in place),
-! Gather and Alltoall with one block per rank in a section, Gatherv, Pack,
-! a datatype with holes, one-sided Put and Get, a file written and read
-! back, and the large-count form.  Each check compares every element,
-! including those the section skips, which must stay untouched.  What no
-! datatype can describe in a nonblocking call, and a count past a section's
-! end, fail with MPI_ERR_BUFFER.  Runs on 2 or more ranks; exits non-zero
-! on a mismatch.
+! section, persistent and partitioned requests, Sendrecv, Bcast, Allreduce
+! (alike and unlike shapes, in place), Gather and Alltoall with one block
+! per rank in a section, Gatherv and Igatherv into a row and a 2-d section,
+! Ireduce_scatter_block, Pack, a datatype with holes, one-sided Put and
+! Get, a file written and read back, and the large-count form.  Each check
+! compares every element, including those the section skips, which must
+! stay untouched.  What no datatype can describe in a nonblocking call, and
+! a count past a section's end, fail with MPI_ERR_BUFFER.  Runs on 2 or
+! more ranks; exits non-zero on a mismatch.
 program subarray_f08
   use mpi_f08
   implicit none
@@ -107,6 +108,28 @@ program subarray_f08
     call fill(a)
   end if
 
+  ! Partitioned: a row of a in three partitions into a row of b.
+  if (rank < 2) then
+    b = 0
+    if (rank == 0) then
+      call MPI_Psend_init(a(7, :), 3, 3_MPI_COUNT_KIND, MPI_INTEGER, 1, 13, MPI_COMM_WORLD, &
+           MPI_INFO_NULL, req)
+    else
+      call MPI_Precv_init(b(8, :), 3, 3_MPI_COUNT_KIND, MPI_INTEGER, 0, 13, MPI_COMM_WORLD, &
+           MPI_INFO_NULL, req)
+    end if
+    call MPI_Start(req)
+    if (rank == 0) then
+      do k = 2, 0, -1
+        call MPI_Pready(k, req)
+      end do
+    end if
+    call MPI_Wait(req, MPI_STATUS_IGNORE)
+    call MPI_Request_free(req)
+    if (rank == 1 .and. (any(b(8, :) /= a(7, :)) .or. count(b /= 0) /= 9)) &
+         call fail('Psend_init/Precv_init rows')
+  end if
+
   ! ---- collectives ----
   b = 0
   if (rank == 0) b(2:8:2, 3:5) = a(2:8:2, 3:5)
@@ -175,8 +198,10 @@ program subarray_f08
          .or. any(t(2:8, j) /= 0)) call fail('Alltoall sections')
   end do
 
-  ! Counts in arrays: blocking Gatherv copies; the nonblocking one refuses
-  ! (on every rank: the receive buffer is a section everywhere).
+  ! Counts in arrays: a row of gv (equally spaced) passes as a resized
+  ! datatype, blocking or not; gv(2:3, :) is not equally spaced, so the
+  ! blocking call copies and the nonblocking one refuses (on every rank:
+  ! the receive buffer is a section everywhere).
   allocate(gv(3, nranks * (nranks + 1) / 2))
   gv = 0
   call MPI_Gatherv(v(1:rank + 1), rank + 1, MPI_INTEGER, gv(2, :), [(i, i = 1, nranks)], &
@@ -191,10 +216,42 @@ program subarray_f08
     end do
     if (any(gv(1, :) /= 0) .or. any(gv(3, :) /= 0)) call fail('Gatherv: gaps written')
   end if
+  gv = 0
   call MPI_Igatherv(v(1:1), 1, MPI_INTEGER, gv(2, :), [(1, i = 1, nranks)], &
-       [(i - 1, i = 1, nranks)], MPI_INTEGER, 0, MPI_COMM_WORLD, req, ierr)
+       [(2 * (i - 1), i = 1, nranks)], MPI_INTEGER, 0, MPI_COMM_WORLD, req)
+  call MPI_Wait(req, MPI_STATUS_IGNORE)
+  if (rank == 0) then
+    do j = 1, nranks
+      if (gv(2, 2 * j - 1) /= (j - 1) * 10 + 1) call fail('Igatherv into a row')
+    end do
+    if (count(gv /= 0) /= nranks) call fail('Igatherv: gaps written')
+  end if
+  gv = 0
+  call MPI_Gatherv(v(1:2), 2, MPI_INTEGER, gv(2:3, :), [(2, i = 1, nranks)], &
+       [(2 * (i - 1), i = 1, nranks)], MPI_INTEGER, 0, MPI_COMM_WORLD)
+  if (rank == 0) then
+    do j = 1, nranks
+      if (gv(2, j) /= (j - 1) * 10 + 1 .or. gv(3, j) /= (j - 1) * 10 + 2) &
+           call fail('Gatherv into a 2-d section')
+    end do
+    if (count(gv /= 0) /= 2 * nranks) call fail('Gatherv 2-d: gaps written')
+  end if
+  call MPI_Igatherv(v(1:2), 2, MPI_INTEGER, gv(2:3, :), [(2, i = 1, nranks)], &
+       [(2 * (i - 1), i = 1, nranks)], MPI_INTEGER, 0, MPI_COMM_WORLD, req, ierr)
   call MPI_Error_class(ierr, cls)
-  if (cls /= MPI_ERR_BUFFER) call fail('Igatherv: not MPI_ERR_BUFFER')
+  if (cls /= MPI_ERR_BUFFER) call fail('Igatherv 2-d: not MPI_ERR_BUFFER')
+
+  ! Reduce_scatter_block, nonblocking, both buffers every other element:
+  ! rank r gets the sums of items 2r+1 and 2r+2.
+  v = [(rank * 100 + i, i = 1, 20)]
+  w = -1
+  if (2 * nranks <= 10) then
+    call MPI_Ireduce_scatter_block(v(1:4 * nranks:2), w(1:4:2), 2, MPI_INTEGER, MPI_SUM, &
+         MPI_COMM_WORLD, req)
+    call MPI_Wait(req, MPI_STATUS_IGNORE)
+    if (w(1) /= sum_over_ranks(4 * rank + 1) .or. w(3) /= sum_over_ranks(4 * rank + 3) &
+         .or. count(w /= -1) /= 2) call fail('Ireduce_scatter_block')
+  end if
 
   ! ---- datatypes, Pack ----
   ! A type with holes (every other integer) over a section: a blocking call
