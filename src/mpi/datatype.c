@@ -166,6 +166,7 @@ static void type_init_builtin(const struct type_builtin *b) {
     t->lb_marked = b->handle == MPI_LB;
     t->ub_marked = b->handle == MPI_UB;
   }
+  hc_mpi_type_set_element_mask(t);
 }
 
 static void type_init_pair(size_t i) {
@@ -197,6 +198,7 @@ static void type_init_pair(size_t i) {
     run[0].len = p->first + isz; /* FLOAT_INT: one run of 4-byte units */
     t->nitems = 1;
   }
+  hc_mpi_type_set_element_mask(t);
 }
 
 static void type_init_tables(void) {

@@ -60,6 +60,12 @@ typedef struct hc_mpi_type {
   size_t wire_size;
   int contiguous;     /* count elements move as that span, unpacked */
   MPI_Count elements; /* basic elements in one element (MPI_Get_elements) */
+  /* The size of the type's basic elements less one when they all have one
+   * size, a power of two above 1 (MPI_INT: 3); else 0 (byte types, types
+   * whose basic elements differ in size, empty types).  A receive whose
+   * byte count has any of these bits set ended inside a basic element
+   * (hc_mpi_check_whole); 0 spares that check. */
+  unsigned element_mask;
   int predefined;
   int committed;
   /* hc_mpi_type_dense's answer once asked of the committed type (whose
@@ -207,9 +213,12 @@ MPI_Count hc_mpi_type_struct_blocklen(const hc_mpi_type_t *t, int j);
  * HC_MPI_TYPE_* value. */
 int hc_mpi_type_append(hc_mpi_type_t *t, const hc_mpi_type_t *child,
                        MPI_Aint disp, MPI_Count n, MPI_Aint stride);
-/* Sets size, elements, true bounds and contiguity from the items (t->lb
- * and t->extent set before).  HC_MPI_TYPE_OK or HC_MPI_TYPE_OVERFLOW. */
+/* Sets size, elements, element_mask, true bounds and contiguity from the
+ * items (t->lb and t->extent set before).  HC_MPI_TYPE_OK or
+ * HC_MPI_TYPE_OVERFLOW. */
 int hc_mpi_type_finish(hc_mpi_type_t *t);
+/* element_mask from the items: one pass over them, at construction. */
+void hc_mpi_type_set_element_mask(hc_mpi_type_t *t);
 /* Drops the items and the references they hold (destruction). */
 void hc_mpi_type_clear_items(hc_mpi_type_t *t);
 

@@ -183,6 +183,32 @@ static int tm_measure(hc_mpi_type_t *t) {
   return HC_MPI_TYPE_OK;
 }
 
+/* The size shared by the basic elements of an item: 0 when it holds
+ * none, -1 when they differ.  A child's element_mask tells its size when
+ * above 1; a child without one whose bytes are as many as its basic
+ * elements has 1-byte elements, any other differs within itself. */
+static MPI_Aint tm_item_basic_size(const hc_mpi_titem_t *it) {
+  const hc_mpi_type_t *c = it->child;
+  if (c == NULL)
+    return it->esz;
+  if (c->size == 0)
+    return 0;
+  if (c->element_mask != 0)
+    return (MPI_Aint)c->element_mask + 1;
+  return c->size == c->elements ? 1 : -1;
+}
+
+void hc_mpi_type_set_element_mask(hc_mpi_type_t *t) {
+  MPI_Aint common = 0;
+  for (size_t i = 0; i < t->nitems && common >= 0; i++) {
+    MPI_Aint s = tm_item_basic_size(&t->items[i]);
+    if (s != 0)
+      common = common == 0 || common == s ? s : -1;
+  }
+  int power_of_two = common > 1 && (common & (common - 1)) == 0;
+  t->element_mask = power_of_two ? (unsigned)(common - 1) : 0;
+}
+
 int hc_mpi_type_finish(hc_mpi_type_t *t) {
   MPI_Aint lo = 0, hi = 0;
   int rc = tm_measure(t);
@@ -197,6 +223,7 @@ int hc_mpi_type_finish(hc_mpi_type_t *t) {
   if (rc != HC_MPI_TYPE_OK)
     return rc;
   t->true_lb = lo;
+  hc_mpi_type_set_element_mask(t);
   t->flat = tm_flat(t);
   t->contiguous = hc_mpi_type_dense(t);
   t->wire_size = t->contiguous ? (size_t)t->extent : (size_t)t->size;
