@@ -42,7 +42,9 @@ extern "C" {
   X(HC_ERR_SERVICE, -24, "service name published already, or not by that port") \
   X(HC_ERR_SPAWN, -25, "the launcher could not start the processes")        \
   X(HC_ERR_PEER_DEAD_PENDING, -26,                                             \
-    "a process that may be the sender failed; the receive is still pending")
+    "a process that may be the sender failed; the receive is still pending") \
+  X(HC_ERR_PARTIAL_ELEMENT, -27,                                               \
+    "message ends inside an element of the receive type")
 
 typedef enum {
 #define HC_STATUS_ENUM(name, value, text) name = value,

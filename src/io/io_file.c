@@ -698,7 +698,7 @@ int PMPI_File_call_errhandler(MPI_File fh, int errorcode) {
   int rc = fh == MPI_FILE_NULL ? hc_mpi_check_ready(fn) : hc_io_enter(fn, fh);
   if (rc != MPI_SUCCESS)
     return rc;
-  int cls = errorcode;
+  int cls = hc_mpi_class_of_code(errorcode);
   if (!hc_mpi_class_name(cls) && !hc_mpi_err_user_class(errorcode, &cls))
     cls = MPI_ERR_UNKNOWN;
   hc_mpi_errhandler_t *e = file_errhandler(fh);

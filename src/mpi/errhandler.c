@@ -189,7 +189,7 @@ int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode) {
     return MPI_SUCCESS;
   /* The fatal handlers report through the common path so the line has the
    * usual shape. */
-  int cls = errorcode;
+  int cls = hc_mpi_class_of_code(errorcode);
   if (!hc_mpi_class_name(cls))
     cls = MPI_ERR_UNKNOWN;
   hc_mpi_raise(c, fn, cls, "error code %d raised by the application",
@@ -205,8 +205,8 @@ int PMPI_Error_class(int errorcode, int *errorclass) {
   int rc = hc_mpi_check_ptr(fn, NULL, errorclass, "errorclass");
   if (rc != MPI_SUCCESS)
     return rc;
-  int cls = errorcode;
-  if (!hc_mpi_class_name(errorcode) && !hc_mpi_err_user_class(errorcode, &cls))
+  int cls = hc_mpi_class_of_code(errorcode);
+  if (!hc_mpi_class_name(cls) && !hc_mpi_err_user_class(errorcode, &cls))
     return hc_mpi_raise(NULL, fn, MPI_ERR_ARG, "invalid error code %d",
                         errorcode);
   *errorclass = cls;
@@ -223,7 +223,9 @@ int PMPI_Error_string(int errorcode, char *string, int *resultlen) {
     return rc;
   const char *name = hc_mpi_class_name(errorcode);
   int n;
-  if (!name && hc_mpi_err_user_text(errorcode, string, MPI_MAX_ERROR_STRING))
+  if (!name &&
+      (hc_mpi_err_detail_text(errorcode, string, MPI_MAX_ERROR_STRING) ||
+       hc_mpi_err_user_text(errorcode, string, MPI_MAX_ERROR_STRING)))
     n = (int)strlen(string);
   else if (name)
     n = snprintf(string, MPI_MAX_ERROR_STRING, "%s: %s", name,

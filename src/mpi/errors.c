@@ -189,6 +189,8 @@ int hc_mpi_class_of_status(hc_status_t status) {
     return MPI_ERR_SERVICE;
   case HC_ERR_SPAWN:
     return MPI_ERR_SPAWN;
+  case HC_ERR_PARTIAL_ELEMENT:
+    return MPI_ERR_TYPE;
   case HC_ERR_NO_CONTEXT:
   case HC_ERR_BOOTSTRAP:
   case HC_ERR_TRANSPORT:
@@ -199,12 +201,47 @@ int hc_mpi_class_of_status(hc_status_t status) {
   return MPI_ERR_UNKNOWN;
 }
 
+/* The receive this thread last found ending inside a basic element
+ * (hc_mpi_partial_element), for the text of the code its status turns
+ * into right after (hc_mpi_code_of_status). */
+static _Thread_local struct {
+  size_t bytes;
+  size_t element;
+} err_partial;
+
+hc_status_t hc_mpi_partial_element(hcomm_status_t *st, hc_status_t error,
+                                   unsigned element_mask) {
+  if (error != HC_OK)
+    return error;
+  st->error = HC_ERR_PARTIAL_ELEMENT;
+  err_partial.bytes = st->bytes;
+  err_partial.element = (size_t)element_mask + 1;
+  return HC_ERR_PARTIAL_ELEMENT;
+}
+
+/* The text of HC_ERR_PARTIAL_ELEMENT for the receive just found. */
+#define ERR_PARTIAL_FMT                                                        \
+  "message of %zu bytes ends inside a basic element of the receive "           \
+  "datatype (its elements are %zu bytes each)"
+
+int hc_mpi_code_of_status(hc_status_t status) {
+  if (status != HC_ERR_PARTIAL_ELEMENT)
+    return hc_mpi_class_of_status(status);
+  return hc_mpi_err_detail_new(MPI_ERR_TYPE, ERR_PARTIAL_FMT, err_partial.bytes,
+                               err_partial.element);
+}
+
+int hc_mpi_class_of_code(int code) {
+  int cls = hc_mpi_err_detail_class(code);
+  return cls >= 0 ? cls : code;
+}
+
 /* What FATAL and ABORT do: hcomm_abort prints the line (one line on
  * stderr, "hcmpi: abort (code N): <line>") and ends the job. */
 static void err_fatal(int errclass, const char *line) __attribute__((noreturn));
 static void err_fatal(int errclass, const char *line) {
   fflush(stdout);
-  hcomm_abort(errclass, line);
+  hcomm_abort(hc_mpi_class_of_code(errclass), line);
 }
 
 /* The user's handler may return, the fatal ones do not. */
@@ -239,7 +276,7 @@ void hc_mpi_error_line(char *line, size_t len, const char *fn, int errclass,
                        const char *fmt, va_list ap) {
   char what[384];
   vsnprintf(what, sizeof(what), fmt, ap);
-  const char *name = hc_mpi_class_name(errclass);
+  const char *name = hc_mpi_class_name(hc_mpi_class_of_code(errclass));
   snprintf(line, len, "%s: %s (%s)", fn, what,
            name ? name : "unknown error class");
 }
@@ -305,6 +342,10 @@ int hc_mpi_raise_status(hc_mpi_comm_t *comm, const char *fn,
     return hc_mpi_raise(comm, fn, MPIX_ERR_PROC_FAILED,
                         "%s: world rank %d failed%s", hcomm_strerror(status),
                         lost, others ? " (and others)" : "");
+  if (status == HC_ERR_PARTIAL_ELEMENT)
+    return hc_mpi_raise(comm, fn, hc_mpi_code_of_status(status),
+                        ERR_PARTIAL_FMT, err_partial.bytes,
+                        err_partial.element);
   return hc_mpi_raise(comm, fn, hc_mpi_class_of_status(status), "%s",
                       hcomm_strerror(status));
 }

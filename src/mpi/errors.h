@@ -19,6 +19,45 @@ struct hc_mpi_comm;
 
 /* The MPI error class for an engine status (MPI_SUCCESS for HC_OK). */
 int hc_mpi_class_of_status(hc_status_t status);
+/* The MPI error code for an engine status: its class, but for
+ * HC_ERR_PARTIAL_ELEMENT a code of MPI_ERR_TYPE whose text tells the
+ * bytes and element size hc_mpi_partial_element recorded on this thread. */
+int hc_mpi_code_of_status(hc_status_t status);
+/* hc_mpi_check_whole's rare case: a receive of st->bytes ended inside an
+ * element of element_mask + 1 bytes.  Returns error when the receive
+ * failed already (truncation or a failure says more); else marks st
+ * HC_ERR_PARTIAL_ELEMENT, records its bytes and element size for the
+ * error's text (hc_mpi_code_of_status) and returns that. */
+hc_status_t hc_mpi_partial_element(hcomm_status_t *st, hc_status_t error,
+                                   unsigned element_mask)
+    __attribute__((cold, noinline));
+/* The status a landed receive ends with: error (its engine status), or
+ * HC_ERR_PARTIAL_ELEMENT (also stored in st) when the message, st->bytes,
+ * ends inside a basic element of the receive type, whose element_mask
+ * is given.  The engine moves bytes and cannot see that type mismatch.
+ * A test and a branch per receive; a type whose elements are bytes has
+ * element_mask 0, which no count fails. */
+static inline hc_status_t hc_mpi_check_whole(hcomm_status_t *st,
+                                             hc_status_t error,
+                                             unsigned element_mask) {
+  if (__builtin_expect((st->bytes & element_mask) != 0, 0))
+    return hc_mpi_partial_element(st, error, element_mask);
+  return error;
+}
+
+/* Error codes with a text of their own (errdetail.c).  A new code of
+ * errclass whose MPI_Error_string is "CLASS: <fmt...>"; the bare class
+ * when it cannot make one. */
+int hc_mpi_err_detail_new(int errclass, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3), cold));
+/* The class of a detail code, -1 for any other value. */
+int hc_mpi_err_detail_class(int code);
+/* 1 and "CLASS: text" (the class's own text once the code's is gone)
+ * copied into buf (len bytes) for a detail code, else 0. */
+int hc_mpi_err_detail_text(int code, char *buf, size_t len);
+/* The class of a detail code, else code itself. */
+int hc_mpi_class_of_code(int code);
+
 /* "MPI_ERR_RANK" for a class; NULL when the class is unknown. */
 const char *hc_mpi_class_name(int errclass);
 /* Readable text of a class; NULL when the class is unknown. */

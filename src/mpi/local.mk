@@ -19,6 +19,8 @@ HC_MPI_SOURCES += src/mpi/topo.c src/mpi/topo_graph.c src/mpi/topo.h
 # User error classes, generalized requests, MPI_Alloc_mem (issue 15).
 HC_MPI_SOURCES += src/mpi/errclass.c src/mpi/grequest.c src/mpi/allocmem.c \
 	src/mpi/external32.c
+# Error codes with a text of their own (a receive ending inside an element).
+HC_MPI_SOURCES += src/mpi/errdetail.c
 # Errors the language bindings raise through the C face's handlers.
 HC_MPI_SOURCES += src/mpi/binding_error.c src/mpi/binding_error.h \
 	src/mpi/binding_attr.h \

@@ -305,6 +305,10 @@ typedef struct hc_mpi_xfer {
   void *tmp;    /* staging buffer; NULL when the engine uses user */
   size_t bytes; /* engine byte count */
   int is_recv;
+  /* A receive's type's element_mask (hc_mpi_check_whole at its end); 0
+   * for a send.  Beside is_recv, in what was padding: the pooled request
+   * that holds an xfer keeps its size. */
+  unsigned element_mask;
   void *acc; /* large host non-contiguous data the engine packs or unpacks
                 fragment by fragment (hc_mpi_xfer_begin_stream); else NULL */
 } hc_mpi_xfer_t;
@@ -323,6 +327,7 @@ static inline void hc_mpi_xfer_init_dense(hc_mpi_xfer_t *x, const void *buf,
   x->is_recv = is_recv;
   x->bytes = (size_t)(count * type->size);
   x->acc = NULL;
+  x->element_mask = is_recv ? type->element_mask : 0;
 }
 
 /* Describes count elements of type at buf (no staging yet). */

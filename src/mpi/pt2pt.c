@@ -502,8 +502,9 @@ pt_recv_post(const char *fn, hc_mpi_comm_t *c, void *buf, MPI_Count count,
   hcomm_status_t st;
   int dense = hc_mpi_type_dense(t);
   if (pt_received_now(buf, dense, bytes, source, tag, c, &st)) {
+    hc_status_t err = hc_mpi_check_whole(&st, HC_OK, t->element_mask);
     hc_mpi_status_fill(status, &st);
-    return MPI_SUCCESS;
+    return err == HC_OK ? MPI_SUCCESS : hc_mpi_raise_status(c, fn, err);
   }
   hc_mpi_xfer_t x;
   int rc = pt_xfer_checked(fn, c, buf, count, type, t, dense, 1, &x);
@@ -514,6 +515,7 @@ pt_recv_post(const char *fn, hc_mpi_comm_t *c, void *buf, MPI_Count count,
   if (err == HC_OK) {
     err = hcomm_wait_free(req, &st);
     hc_mpi_xfer_end(&x, st.bytes);
+    err = hc_mpi_check_whole(&st, err, x.element_mask);
     hc_mpi_status_fill(status, &st);
   }
   hc_mpi_xfer_fini(&x);
@@ -744,6 +746,7 @@ static int pt_sendrecv_body(const char *fn, const void *sendbuf,
   hc_status_t err =
       pt_exchange(c, &sx, dest, sendtag, &rx, source, recvtag, &st);
   hc_mpi_xfer_end(&rx, st.bytes);
+  err = hc_mpi_check_whole(&st, err, rx.element_mask);
   hc_mpi_xfer_fini(&rx);
   hc_mpi_xfer_fini(&sx);
   hc_mpi_status_fill(status, &st);
@@ -839,6 +842,7 @@ static int pt_sendrecv_replace_body(const char *fn, void *buf, MPI_Count count,
   hcomm_status_t st;
   hc_status_t err =
       pt_exchange(c, &sx, dest, sendtag, &rx, source, recvtag, &st);
+  err = hc_mpi_check_whole(&st, err, t->element_mask); /* the user's type */
   hc_mpi_xfer_fini(&rx);
   /* buf may be device memory: unpack_any never dereferences it. */
   hc_status_t unp = HC_OK;
@@ -1293,6 +1297,7 @@ static int pt_mrecv_body(const char *fn, void *buf, MPI_Count count,
   hc_status_t err = hcomm_wait_free(m->engine, &st);
   m->engine = NULL;
   hc_mpi_xfer_end(&m->xfer, st.bytes);
+  err = hc_mpi_check_whole(&st, err, m->xfer.element_mask);
   hc_mpi_status_fill(status, &st);
   rc = hc_mpi_raise_status(m->comm, fn, err);
   hc_mpi_request_destroy(m);

@@ -106,8 +106,9 @@ static void req_finish_sent(MPI_Request *handle, MPI_Status *status) {
  * request an array wait finished. */
 __attribute__((always_inline)) static inline hc_status_t
 req_finished(hc_mpi_request_t *r, MPI_Request *handle, MPI_Status *status,
-             const hcomm_status_t *st) {
+             hcomm_status_t *st) {
   hc_mpi_xfer_end(&r->xfer, st->bytes);
+  hc_status_t error = hc_mpi_check_whole(st, st->error, r->xfer.element_mask);
   if (r->part)
     hc_mpi_part_land(r->part, st->bytes);
   hc_mpi_status_fill(status, st);
@@ -117,7 +118,7 @@ req_finished(hc_mpi_request_t *r, MPI_Request *handle, MPI_Status *status,
     hc_mpi_request_destroy(r);
     *handle = MPI_REQUEST_NULL;
   }
-  return st->error;
+  return error;
 }
 
 /* Completes a ready request: status written (unless ignored), a persistent
@@ -157,7 +158,7 @@ static int req_finish_code(hc_mpi_request_t *r, MPI_Request *handle,
     *handle = MPI_REQUEST_NULL;
     return hc_mpi_greq_finish(r, status);
   }
-  return hc_mpi_class_of_status(req_finish(r, handle, status));
+  return hc_mpi_code_of_status(req_finish(r, handle, status));
 }
 
 /* req_finish, then raises its error on the request's communicator, which
@@ -554,7 +555,7 @@ static inline int req_is_reapable(const hc_mpi_request_t *r) {
  * status st, as req_finish_noted_any would. */
 static int req_finish_reaped(req_failures_t *fails, hc_mpi_request_t *r,
                              MPI_Request *handle, MPI_Status *status,
-                             const hcomm_status_t *st) {
+                             hcomm_status_t *st) {
   hc_mpi_comm_t *comm = r->comm; /* held: finishing may drop it */
   hc_mpi_comm_retain(comm);
   /* A reap releases the engine request without the home's drop (hcomm.h):
@@ -563,7 +564,7 @@ static int req_finish_reaped(req_failures_t *fails, hc_mpi_request_t *r,
    * store, an xchg on x86, on every receive) is not needed here. */
   hc_reqpool_home_unused(r);
   r->engine = NULL;
-  int cls = hc_mpi_class_of_status(req_finished(r, handle, status, st));
+  int cls = hc_mpi_code_of_status(req_finished(r, handle, status, st));
   return req_note(fails, cls, comm, 0, status);
 }
 
@@ -608,9 +609,10 @@ static int req_failures_raise(const char *fn, req_failures_t *fails) {
     return MPI_SUCCESS;
   if (!fails->comm_failed)
     return MPI_ERR_IN_STATUS;
-  int rc = hc_mpi_raise(fails->comm, fn, MPI_ERR_IN_STATUS,
-                        "a request failed with %s; see the statuses",
-                        hc_mpi_class_name(fails->first_class));
+  int rc =
+      hc_mpi_raise(fails->comm, fn, MPI_ERR_IN_STATUS,
+                   "a request failed with %s; see the statuses",
+                   hc_mpi_class_name(hc_mpi_class_of_code(fails->first_class)));
   if (fails->comm)
     hc_mpi_comm_release(fails->comm);
   return rc;
@@ -640,7 +642,9 @@ static int req_finish_all(const char *fn, req_vec_t *v, MPI_Request *handles,
     (void)hcomm_requests_reap(v->n, v->eng, v->st);
   for (int i = 0; i < v->n; i++) {
     MPI_Status *status = req_status_at(statuses, i);
-    if (reapable && v->st[i].error == HC_OK)
+    if (reapable && v->st[i].error == HC_OK &&
+        hc_mpi_check_whole(&v->st[i], HC_OK, v->reqs[i]->xfer.element_mask) ==
+            HC_OK)
       req_finish_reaped_ok(v->reqs[i], &handles[i], status, &v->st[i]);
     else if (reapable && v->st[i].error != REQ_NOT_REAPED)
       (void)req_finish_reaped(&fails, v->reqs[i], &handles[i], status,
@@ -955,8 +959,9 @@ int PMPI_Request_get_status(MPI_Request request, int *flag,
     hc_mpi_xfer_end(&r->xfer, st.bytes); /* the data is visible now */
   if (r->part)
     hc_mpi_part_land(r->part, st.bytes);
+  hc_status_t error = hc_mpi_check_whole(&st, st.error, r->xfer.element_mask);
   hc_mpi_status_fill(status, &st);
-  return hc_mpi_raise_status(r->comm, fn, st.error);
+  return hc_mpi_raise_status(r->comm, fn, error);
 }
 HC_WEAK_ALIAS(MPI_Request_get_status, PMPI_Request_get_status);
 

@@ -704,3 +704,11 @@ tests_mpi_rma_pscw_killed_LDADD = $(HC_MPITEST_LIB)
 tests_mpi_rma_pscw_killed_LDFLAGS = $(HC_MPITEST_LDF)
 TESTS += tests/mpi/rma_pscw_groups.sh tests/mpi/rma_pscw_killed.sh
 dist_noinst_SCRIPTS += tests/mpi/rma_pscw_groups.sh tests/mpi/rma_pscw_killed.sh
+
+# A message ending inside an element of the receive type (MPI_ERR_TYPE).
+check_PROGRAMS += tests/mpi/partial_element
+tests_mpi_partial_element_SOURCES = tests/mpi/partial_element.c tests/mpi/mpitest.h
+tests_mpi_partial_element_LDADD = $(HC_MPITEST_LIB)
+tests_mpi_partial_element_LDFLAGS = $(HC_MPITEST_LDF)
+TESTS += tests/mpi/partial_element.sh
+dist_noinst_SCRIPTS += tests/mpi/partial_element.sh
