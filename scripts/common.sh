@@ -16,7 +16,7 @@ HC_APT_PACKAGES="$HC_APT_PACKAGES libibverbs-dev"
 # (Debian programs linked against libmpich12, cmake); CI=true adds them.
 HC_APT_CI_PACKAGES="slurm-wlm libpmix-dev"
 HC_APT_CI_PACKAGES="$HC_APT_CI_PACKAGES netpipe-mpich2 yorick-mpy-mpich2 libtachyon-mpich-0 tachyon-bin-nox cmake"
-HC_APT_CI_PACKAGES="$HC_APT_CI_PACKAGES scalapack-mpi-test" # tests/relink/scalapack.sh
+HC_APT_CI_PACKAGES="$HC_APT_CI_PACKAGES scalapack-mpi-test nwchem-mpich" # tests/relink/scalapack.sh, nwchem.sh
 HC_APT_CI_PACKAGES="$HC_APT_CI_PACKAGES chromium" # tests/tools/trace.sh renders report.html (issue 11)
 if [ "${CI:-}" = true ]; then HC_APT_PACKAGES="$HC_APT_PACKAGES $HC_APT_CI_PACKAGES"; fi
 
