@@ -419,9 +419,12 @@ static int win_issue(const win_call_t *c, hcomm_rma_op_t *op,
 /* ---- one element of a predefined type --------------------------------------
  */
 
-/* The kernel this thread last resolved for the fast path, by (op, type). */
+/* The kernel this thread last resolved for the fast path, by (op, type),
+ * and whether compare-and-swap takes that type (looked up once with the
+ * kernel, not on every call). */
 typedef struct win_memo {
   int valid;
+  int cas_type;
   MPI_Op op;
   MPI_Datatype type;
   hcomm_reduce_op_t kernel;
@@ -442,7 +445,7 @@ static const hcomm_reduce_op_t *win_memo_kernel(MPI_Op op, MPI_Datatype type) {
       hc_mpi_op_resolve_stream(op, type, &k) != MPI_SUCCESS ||
       k.elem_size != (size_t)t->size)
     return NULL;
-  win_memo = (win_memo_t){1, op, type, k};
+  win_memo = (win_memo_t){1, hc_mpi_op_cas_type(type), op, type, k};
   return &win_memo.kernel;
 }
 
@@ -456,11 +459,10 @@ static int win_atomic_direct(hc_mpi_win_t *w, int kind, MPI_Op op,
                              const void *compare, void *old, int target,
                              MPI_Aint disp) {
   if (w->nic_atomics || target < 0 || target >= w->nranks || disp < 0 ||
-      (kind == HCOMM_RMA_ACC && op == MPI_NO_OP) ||
-      (kind == HCOMM_RMA_CAS && !hc_mpi_op_cas_type(type)))
+      (kind == HCOMM_RMA_ACC && op == MPI_NO_OP))
     return -1;
   const hcomm_reduce_op_t *k = win_memo_kernel(op, type);
-  if (k == NULL)
+  if (k == NULL || (kind == HCOMM_RMA_CAS && !win_memo.cas_type))
     return -1;
   hcomm_rma_atomic_t a = {.target = target,
                           .disp = (size_t)disp,
