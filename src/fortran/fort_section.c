@@ -225,6 +225,8 @@ static int section_typed(hc_f_section_t *s, const char *name, MPI_Count count,
   int elem_made;
   if (PMPI_Type_size_c(type, &size) != MPI_SUCCESS)
     return 1; /* the call itself reports the datatype */
+  if (count == 0 || size == 0)
+    return 1; /* no byte moves: the count and datatype as they are */
   MPI_Datatype elem = element_type(type, size, len, &elem_made);
   if (elem == MPI_DATATYPE_NULL)
     return 0;
@@ -234,14 +236,12 @@ static int section_typed(hc_f_section_t *s, const char *name, MPI_Count count,
     return 0;
   }
   MPI_Count m = count * size / (MPI_Count)len, spacing = 0;
-  if (m > n || m == 0) {
+  if (m > n) {
     if (elem_made)
       PMPI_Type_free(&elem);
-    if (m > n)
-      return section_fail(s, MPI_ERR_BUFFER, name,
-                          "count items of the datatype reach past the end "
-                          "of the array section");
-    return 1; /* no element: the count and datatype as they are */
+    return section_fail(s, MPI_ERR_BUFFER, name,
+                        "count items of the datatype reach past the end of "
+                        "the array section");
   }
   if (how & HC_F_SECTION_PER_PEER && m < n &&
       (spacing = block_spacing(d, m)) == 0) {

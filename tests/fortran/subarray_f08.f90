@@ -130,6 +130,12 @@ program subarray_f08
          call fail('Psend_init/Precv_init rows')
   end if
 
+  ! Nothing to move: a count of 0 on sections, nonblocking, to itself.
+  call MPI_Irecv(b(2, :), 0, MPI_INTEGER, rank, 14, MPI_COMM_WORLD, reqs(1))
+  call MPI_Isend(a(3, 1:9:2), 0, MPI_INTEGER, rank, 14, MPI_COMM_WORLD, reqs(2), ierr)
+  if (ierr /= MPI_SUCCESS) call fail('Isend of 0 items from a section')
+  call MPI_Waitall(2, reqs, MPI_STATUSES_IGNORE)
+
   ! ---- collectives ----
   b = 0
   if (rank == 0) b(2:8:2, 3:5) = a(2:8:2, 3:5)
