@@ -524,7 +524,8 @@ KEEPS_BUFFER = {'Put', 'Get', 'Accumulate', 'Get_accumulate', 'Fetch_and_op',
 WHOLE_BUFFER = {'Buffer_attach', 'Win_create', 'Win_attach'}
 # Calls that take only the buffer's address.
 ADDRESS_ONLY = {'Get_address', 'Free_mem', 'Win_detach'}
-# Buffers a call only reads (so a copy need not be written back).
+# Buffers a call only reads (so a copy need not be written back); Get's
+# origin_addr is where it writes.
 INPUT_BUFFERS = {'sendbuf', 'origin_addr', 'compare_addr', 'inbuf'}
 SENDS = {'Send', 'Bsend', 'Ssend', 'Rsend', 'Psend'}
 # Buffers whose count is one peer's block of them.
@@ -593,8 +594,8 @@ def buffer_plan(call, args):
                     break
         if blocking:
             flags.append('COPY')
-        reads_only = b in INPUT_BUFFERS or (
-            b == 'buf' and (family in SENDS or 'write' in base))
+        reads_only = (b in INPUT_BUFFERS and family not in ('Get', 'Rget')) \
+            or (b == 'buf' and (family in SENDS or 'write' in base))
         if not reads_only:
             flags.append('OUT')
         plan.append((b, flags, count, dtype))

@@ -5710,7 +5710,8 @@ void pmpi_get_f08ts_(hc_f_gfc_desc_t *origin_addr, MPI_Fint *origin_count,
   hc_f_section_t s[1] = {{0}};
   int ok = 1;
   ok = ok && hc_f_section_open(&s[0], "origin_addr", origin_addr, *origin_count,
-                               *origin_datatype, HC_F_SECTION_COUNTED);
+                               *origin_datatype,
+                               HC_F_SECTION_COUNTED | HC_F_SECTION_OUT);
   if (ok)
     pmpi_get_(s[0].addr, &s[0].count, &s[0].type, target_rank, target_disp,
               target_count, target_datatype, win, ierr);
@@ -5868,7 +5869,8 @@ void pmpi_get_f08ts_large_(hc_f_gfc_desc_t *origin_addr,
   hc_f_section_t s[1] = {{0}};
   int ok = 1;
   ok = ok && hc_f_section_open(&s[0], "origin_addr", origin_addr, *origin_count,
-                               *origin_datatype, HC_F_SECTION_COUNTED);
+                               *origin_datatype,
+                               HC_F_SECTION_COUNTED | HC_F_SECTION_OUT);
   if (ok)
     pmpi_get_c_(s[0].addr, &s[0].count_c, &s[0].type, target_rank, target_disp,
                 target_count, target_datatype, win, ierr);
@@ -11546,7 +11548,8 @@ void pmpi_rget_f08ts_(hc_f_gfc_desc_t *origin_addr, MPI_Fint *origin_count,
   hc_f_section_t s[1] = {{0}};
   int ok = 1;
   ok = ok && hc_f_section_open(&s[0], "origin_addr", origin_addr, *origin_count,
-                               *origin_datatype, HC_F_SECTION_COUNTED);
+                               *origin_datatype,
+                               HC_F_SECTION_COUNTED | HC_F_SECTION_OUT);
   if (ok)
     pmpi_rget_(s[0].addr, &s[0].count, &s[0].type, target_rank, target_disp,
                target_count, target_datatype, win, request, ierr);
@@ -11692,7 +11695,8 @@ void pmpi_rget_f08ts_large_(hc_f_gfc_desc_t *origin_addr,
   hc_f_section_t s[1] = {{0}};
   int ok = 1;
   ok = ok && hc_f_section_open(&s[0], "origin_addr", origin_addr, *origin_count,
-                               *origin_datatype, HC_F_SECTION_COUNTED);
+                               *origin_datatype,
+                               HC_F_SECTION_COUNTED | HC_F_SECTION_OUT);
   if (ok)
     pmpi_rget_c_(s[0].addr, &s[0].count_c, &s[0].type, target_rank, target_disp,
                  target_count, target_datatype, win, request, ierr);
