@@ -434,10 +434,10 @@ static __thread win_memo_t win_memo __attribute__((tls_model("initial-exec")));
 
 /* The kernel of op on one element of type, when type is predefined and
  * its element is its own packed stream (no gap, at most 16 bytes); else
- * NULL. */
-static const hcomm_reduce_op_t *win_memo_kernel(MPI_Op op, MPI_Datatype type) {
-  if (win_memo.valid && win_memo.op == op && win_memo.type == type)
-    return &win_memo.kernel;
+ * NULL.  Resolves and remembers it; out of line, as a thread's calls
+ * mostly repeat the (op, type) of the one before. */
+static __attribute__((noinline)) const hcomm_reduce_op_t *
+win_memo_resolve(MPI_Op op, MPI_Datatype type) {
   const hc_mpi_type_t *t = hc_mpi_type_get(type);
   hcomm_reduce_op_t k;
   if (t == NULL || !t->predefined || t->size <= 0 || t->size > 16 ||
@@ -449,15 +449,23 @@ static const hcomm_reduce_op_t *win_memo_kernel(MPI_Op op, MPI_Datatype type) {
   return &win_memo.kernel;
 }
 
+static inline const hcomm_reduce_op_t *win_memo_kernel(MPI_Op op,
+                                                       MPI_Datatype type) {
+  int hit = win_memo.valid && win_memo.op == op && win_memo.type == type;
+  if (__builtin_expect(hit, 1))
+    return &win_memo.kernel;
+  return win_memo_resolve(op, type);
+}
+
 /* One element of type at both ends of an accumulate kind (kernel of op;
  * for HCOMM_RMA_CAS, a compare and swap), without a request, on host
  * buffers: straight to the engine's single-element path.  MPI_SUCCESS
  * when done there; -1 to take the general path, which also finds and
  * raises every error. */
-static int win_atomic_direct(hc_mpi_win_t *w, int kind, MPI_Op op,
-                             MPI_Datatype type, const void *in,
-                             const void *compare, void *old, int target,
-                             MPI_Aint disp) {
+__attribute__((always_inline)) static inline int
+win_atomic_direct(hc_mpi_win_t *w, int kind, MPI_Op op, MPI_Datatype type,
+                  const void *in, const void *compare, void *old, int target,
+                  MPI_Aint disp) {
   if (w->nic_atomics || target < 0 || target >= w->nranks || disp < 0 ||
       (kind == HCOMM_RMA_ACC && op == MPI_NO_OP))
     return -1;
