@@ -524,9 +524,8 @@ typedef struct win_dense {
 static __thread win_dense_t win_dense_memo
     __attribute__((tls_model("initial-exec")));
 
-static win_dense_t win_dense_of(MPI_Datatype type) {
-  if (win_dense_memo.size > 0 && win_dense_memo.type == type)
-    return win_dense_memo;
+static __attribute__((noinline)) win_dense_t
+win_dense_resolve(MPI_Datatype type) {
   const hc_mpi_type_t *t = hc_mpi_type_get(type);
   win_dense_t d = {type, 0, 0};
   if (t != NULL && t->committed && t->size > 0 && t->true_lb >= 0 &&
@@ -539,6 +538,13 @@ static win_dense_t win_dense_of(MPI_Datatype type) {
   return d;
 }
 
+static inline win_dense_t win_dense_of(MPI_Datatype type) {
+  int hit = win_dense_memo.size > 0 && win_dense_memo.type == type;
+  if (__builtin_expect(hit, 1))
+    return win_dense_memo;
+  return win_dense_resolve(type);
+}
+
 /* A put (put 1) or get of count elements of type at buf, with as many of
  * the same type at disp of target's window, where type is dense and
  * committed: one contiguous piece at both ends, straight to the engine's
@@ -546,11 +552,11 @@ static win_dense_t win_dense_of(MPI_Datatype type) {
  * engine's request goes, NULL for none).  MPI_SUCCESS when done or queued
  * there; -1 to take the general path, which also finds and raises every
  * error. */
-static int win_copy_dense(hc_mpi_win_t *w, int put, const void *buf,
-                          MPI_Count count, MPI_Datatype type, int target,
-                          MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype,
-                          const hcomm_mem_info_t *local_mem,
-                          hcomm_request_t **eng) {
+__attribute__((always_inline)) static inline int
+win_copy_dense(hc_mpi_win_t *w, int put, const void *buf, MPI_Count count,
+               MPI_Datatype type, int target, MPI_Aint disp, MPI_Count tcount,
+               MPI_Datatype ttype, const hcomm_mem_info_t *local_mem,
+               hcomm_request_t **eng) {
   if (type != ttype || count != tcount || count <= 0 || disp < 0 ||
       target < 0 || target >= w->nranks)
     return -1;
@@ -666,20 +672,13 @@ hc_status_t hc_mpi_win_combine(int op, int type, const void *in, void *inout,
 /* ---- MPI functions
  * ----------------------------------------------------------- */
 
-/* Put and get, with or without a request. */
-static int win_put_get(const char *fn, int kind, const void *buf,
-                       MPI_Count count, MPI_Datatype type, int target,
-                       MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype,
-                       MPI_Win win, MPI_Request *request) {
-  /* The common call first, host buffers on a window this thread used
-   * last, before anything is classified or gathered; the general path
-   * below repeats every check and raises what fails. */
-  hc_mpi_win_t *w;
-  if (request == NULL && hc_mpi_is_ready() && !hcomm_mem_any_device() &&
-      (w = hc_mpi_win_lookup(win)) != NULL &&
-      win_copy_dense(w, kind == HCOMM_RMA_PUT, buf, count, type, target, disp,
-                     tcount, ttype, NULL, NULL) == MPI_SUCCESS)
-    return MPI_SUCCESS;
+/* Put and get through win_call: with a request, device buffers, derived
+ * types, and every call that fails (win_call raises the error). */
+static __attribute__((noinline)) int
+win_put_get_general(const char *fn, int kind, const void *buf, MPI_Count count,
+                    MPI_Datatype type, int target, MPI_Aint disp,
+                    MPI_Count tcount, MPI_Datatype ttype, MPI_Win win,
+                    MPI_Request *request) {
   win_data_t d = {buf, count, type};
   win_call_t c = {.fn = fn,
                   .kind = kind,
@@ -693,6 +692,24 @@ static int win_put_get(const char *fn, int kind, const void *buf,
   else
     c.result = d;
   return win_call(&c, win);
+}
+
+/* Put and get, with or without a request: the common call first, host
+ * buffers on a window this thread used last, before anything is
+ * classified or gathered, in the entry's own frame; the general path
+ * repeats every check and raises what fails. */
+__attribute__((always_inline)) static inline int
+win_put_get(const char *fn, int kind, const void *buf, MPI_Count count,
+            MPI_Datatype type, int target, MPI_Aint disp, MPI_Count tcount,
+            MPI_Datatype ttype, MPI_Win win, MPI_Request *request) {
+  hc_mpi_win_t *w;
+  if (request == NULL && hc_mpi_is_ready() && !hcomm_mem_any_device() &&
+      (w = hc_mpi_win_lookup(win)) != NULL &&
+      win_copy_dense(w, kind == HCOMM_RMA_PUT, buf, count, type, target, disp,
+                     tcount, ttype, NULL, NULL) == MPI_SUCCESS)
+    return MPI_SUCCESS;
+  return win_put_get_general(fn, kind, buf, count, type, target, disp, tcount,
+                             ttype, win, request);
 }
 
 /* The accumulate family: kind HCOMM_RMA_ACC has no result. */
