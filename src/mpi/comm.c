@@ -458,8 +458,10 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm) {
     rc = comm_group_ranks(fn, c, group, &n, &ranks, &me);
   if (rc != MPI_SUCCESS)
     return rc;
-  int first = hcomm_comm_is_inter(c->engine) ? 0 : ranks[0];
-  int color = me >= 0 ? first : HCOMM_UNDEFINED;
+  /* A member (me >= 0) means the group is not empty. */
+  int color = me < 0                          ? HCOMM_UNDEFINED
+              : hcomm_comm_is_inter(c->engine) ? 0
+                                               : ranks[0];
   free(ranks);
   hcomm_comm_t *engine = NULL;
   hc_status_t st = hcomm_comm_split(c->engine, color, me, &engine);

@@ -1,5 +1,6 @@
 /* Communicator construction from groups: Comm_create with the even ranks
- * (odd ranks get MPI_COMM_NULL) and with two disjoint groups at once;
+ * (odd ranks get MPI_COMM_NULL), with two disjoint groups at once and with
+ * the empty group (MPI_COMM_NULL everywhere);
  * Comm_create_group called only by the odd (then the even) ranks, the
  * others not calling at all; Comm_split_type(MPI_COMM_TYPE_SHARED) puts
  * every rank of this one-node job together, ordered by key, and
@@ -50,6 +51,12 @@ static void cc_create(int rank, int size)
     MPI_Comm_create(MPI_COMM_WORLD, mine, &c);
     ring(c, in_lo ? lo : hi, "Comm_create(two groups)");
     MPI_Comm_free(&c);
+    /* The empty group: every rank gets MPI_COMM_NULL (under ASan this also
+     * checks that no member's rank is read from an empty list). */
+    c = MPI_COMM_WORLD;
+    CHECK(MPI_Comm_create(MPI_COMM_WORLD, MPI_GROUP_EMPTY, &c) == MPI_SUCCESS,
+          "Comm_create(MPI_GROUP_EMPTY) failed");
+    CHECK(c == MPI_COMM_NULL, "Comm_create(MPI_GROUP_EMPTY) gave a communicator");
     MPI_Group_free(&mine);
     MPI_Group_free(&evens);
     MPI_Group_free(&world);
