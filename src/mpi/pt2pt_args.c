@@ -4,7 +4,8 @@
  * (pt2pt_impl.h) failed, for the point-to-point files and, as
  * hc_mpi_check_send / hc_mpi_check_recv, for every other call that takes
  * a send's or a receive's arguments; the staged description of non-dense
- * data that passed them.  Out of line: the small-message path calls none of it.
+ * data that passed them.  Out of line: the small-message path comes here
+ * only when a check fails or the data are not dense.
  */
 #include "mpi/mpi_impl.h"
 #include "mpi/pt2pt_impl.h"

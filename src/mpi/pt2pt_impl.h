@@ -1,12 +1,12 @@
 /*
  * What the face's point-to-point files share.  pt2pt_args.c defines the
  * functions declared here: the checks that name a call's first bad
- * argument and the staging of a message's non-dense data.  The static inline
- * helpers below are those of the small-message path, used by pt2pt_send.c,
- * pt2pt_recv.c and pt2pt_sendrecv.c: each was inlined into MPI_Send, MPI_Recv,
- * MPI_Isend and MPI_Irecv while the three shared one file, and defined here
- * they still are, in every file that calls them, before link-time optimisation
- * runs.
+ * argument, and the staging of a message's non-dense data.  The static
+ * inline helpers below are the small-message path's, used by pt2pt_send.c,
+ * pt2pt_recv.c and pt2pt_sendrecv.c: each was inlined into MPI_Send,
+ * MPI_Recv, MPI_Isend and MPI_Irecv while those were one file, and defined
+ * here each file still inlines them when it is compiled, not only when
+ * link-time optimisation might.
  */
 #ifndef HC_MPI_PT2PT_IMPL_H
 #define HC_MPI_PT2PT_IMPL_H

@@ -2,7 +2,8 @@
  * Persistent point-to-point requests (MPI_Send_init, MPI_Ssend_init,
  * MPI_Rsend_init, MPI_Bsend_init, MPI_Recv_init, with their _c forms):
  * each checks its arguments once and records them in an inactive request;
- * MPI_Start (request.c) starts the operation each time.
+ * MPI_Start (request.c) starts the operation each time.  Nothing here
+ * moves data, so none of the send and receive paths is needed.
  */
 #include "mpi/mpi_impl.h"
 

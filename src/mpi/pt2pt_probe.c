@@ -3,7 +3,9 @@
  * MPI_Improbe) and the receives of a matched message (MPI_Mrecv,
  * MPI_Imrecv, with their _c forms): the message a matched probe takes out
  * of the queue travels as an MPI_Message handle on a face request object,
- * which its receive then runs in.
+ * which its receive then runs in.  Apart from pt2pt_recv.c because none
+ * of it is on the small-message path: each call checks its arguments one
+ * by one and asks the engine once.
  */
 #include "mpi/mpi_impl.h"
 #include "mpi/mpi_trace.h"

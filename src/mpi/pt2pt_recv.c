@@ -94,7 +94,7 @@ pt_irecv_body(const char *fn, void *buf, MPI_Count count, MPI_Datatype datatype,
   return pt_irecv_post(fn, c, buf, count, datatype, t, source, tag, request);
 }
 
-/* MPI_Irecv while tracing, out of line as pt_isend_traced. */
+/* MPI_Irecv while tracing, out of line as pt_isend_traced (pt2pt_send.c). */
 static __attribute__((noinline, cold)) int
 pt_irecv_traced(const char *fn, void *buf, MPI_Count count,
                 MPI_Datatype datatype, int source, int tag, MPI_Comm comm,

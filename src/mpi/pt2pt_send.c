@@ -12,11 +12,11 @@
 #include "mpi/pt2pt_impl.h"
 #include "mpi/reqpool.h"
 
-/* The checks of a send, as pt_irecv_checked's for a receive: the good
- * case in pt_args_usual's one branch, then each check in turn.  out is the
- * request pointer (out_name "request"); a blocking send has none and
- * passes out_name NULL with fn as out, a pointer never NULL, so that the
- * fold's test of out always passes. */
+/* The checks of a send, as pt_irecv_checked's (pt2pt_recv.c) for a
+ * receive: the good case in pt_args_usual's one branch, then each check in
+ * turn.  out is the request pointer (out_name "request"); a blocking send
+ * has none and passes out_name NULL with fn as out, a pointer never NULL,
+ * so that the fold's test of out always passes. */
 __attribute__((always_inline)) static inline int
 pt_send_checked(const char *fn, hc_mpi_comm_t *c, const void *buf,
                 MPI_Count count, MPI_Datatype type, int dest, int tag,
