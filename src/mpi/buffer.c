@@ -1,11 +1,13 @@
 /*
- * Buffered sends.  MPI_Buffer_attach hands the library a region; each
- * MPI_Bsend takes a block of it (MPI_BSEND_OVERHEAD + message bytes, first
- * fit), copies the message there and sends from the copy.  A block is
- * reclaimed once its send completes; detach waits for all of them.
- * Bookkeeping lives outside the user's region, so an unaligned region
- * loses nothing and exactly count*size + MPI_BSEND_OVERHEAD bytes fit one
- * message, as the standard's sizing rule promises.
+ * Buffered mode.  MPI_Buffer_attach hands the library a region; each
+ * MPI_Bsend (and MPI_Ibsend, and each start of an MPI_Bsend_init request)
+ * takes a block of it (MPI_BSEND_OVERHEAD + message bytes, first fit),
+ * copies the message there and sends from the copy, so the call returns
+ * as soon as the copy is made.  A block is reclaimed once its send
+ * completes; detach waits for all of them.  Bookkeeping lives outside the
+ * user's region, so an unaligned region loses nothing and exactly
+ * count*size + MPI_BSEND_OVERHEAD bytes fit one message, as the
+ * standard's sizing rule promises.
  */
 #include <limits.h>
 #include <pthread.h>
@@ -13,6 +15,7 @@
 #include <string.h>
 
 #include "mpi/mpi_impl.h"
+#include "mpi/mpi_trace.h"
 
 typedef struct bsend_block {
   size_t offset;            /* from the start of the attached region */
@@ -226,3 +229,89 @@ int PMPI_Buffer_detach_c(void *buffer_addr, MPI_Count *size) {
   return buffer_detach("MPI_Buffer_detach_c", buffer_addr, size, size);
 }
 HC_WEAK_ALIAS(MPI_Buffer_detach_c, PMPI_Buffer_detach_c);
+
+/* MPI_Bsend: the checks of a send, then the copy into the attached
+ * buffer, from which the engine sends. */
+static int bsend_body(const char *fn, const void *buf, MPI_Count count,
+                      MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
+  hc_mpi_comm_t *c = NULL;
+  size_t bytes = 0;
+  int rc = hc_mpi_comm_enter(fn, comm, &c);
+  if (rc == MPI_SUCCESS)
+    rc = hc_mpi_check_send(fn, c, buf, count, datatype, dest, tag, &bytes);
+  if (rc != MPI_SUCCESS || dest == MPI_PROC_NULL)
+    return rc;
+  return hc_mpi_bsend_typed(
+      fn, c, buf, count, hc_mpi_type_get(hc_mpi_message_type(datatype, count)),
+      dest, tag);
+}
+
+/* Traced entry (mpi_trace.h). */
+static int bsend_traced(const char *fn, const void *buf, MPI_Count count,
+                        MPI_Datatype datatype, int dest, int tag,
+                        MPI_Comm comm) {
+  uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
+  int rc = bsend_body(fn, buf, count, datatype, dest, tag, comm);
+  return t0 ? hc_mpi_trace_end(rc, HC_TRACE_MPI_BSEND, t0, dest, tag,
+                               hc_mpi_trace_bytes(count, datatype))
+            : rc;
+}
+
+int PMPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest,
+               int tag, MPI_Comm comm) {
+  return bsend_traced("MPI_Bsend", buf, count, datatype, dest, tag, comm);
+}
+HC_WEAK_ALIAS(MPI_Bsend, PMPI_Bsend);
+
+int PMPI_Bsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype,
+                 int dest, int tag, MPI_Comm comm) {
+  return bsend_traced("MPI_Bsend_c", buf, count, datatype, dest, tag, comm);
+}
+HC_WEAK_ALIAS(MPI_Bsend_c, PMPI_Bsend_c);
+
+/* MPI_Ibsend: MPI_Bsend's work, then a request already complete. */
+static int ibsend_body(const char *fn, const void *buf, MPI_Count count,
+                       MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                       MPI_Request *request) {
+  hc_mpi_comm_t *c = NULL;
+  size_t bytes = 0;
+  int rc = hc_mpi_comm_enter(fn, comm, &c);
+  if (rc == MPI_SUCCESS)
+    rc = hc_mpi_check_send(fn, c, buf, count, datatype, dest, tag, &bytes);
+  if (rc == MPI_SUCCESS)
+    rc = hc_mpi_check_ptr(fn, c, request, "request");
+  if (rc == MPI_SUCCESS && dest != MPI_PROC_NULL)
+    rc = hc_mpi_bsend_typed(
+        fn, c, buf, count,
+        hc_mpi_type_get(hc_mpi_message_type(datatype, count)), dest, tag);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  /* The data now sits in the attached buffer: the send is complete. */
+  hcomm_status_t st = {MPI_ANY_SOURCE, MPI_ANY_TAG, 0, 0, HC_OK};
+  return hc_mpi_request_new_done(fn, c, &st, request);
+}
+
+/* Traced entry (mpi_trace.h). */
+static int ibsend_traced(const char *fn, const void *buf, MPI_Count count,
+                         MPI_Datatype datatype, int dest, int tag,
+                         MPI_Comm comm, MPI_Request *request) {
+  uint64_t t0 = hc_trace_on ? hc_trace_now() : 0;
+  int rc = ibsend_body(fn, buf, count, datatype, dest, tag, comm, request);
+  return t0 ? hc_mpi_trace_end(rc, HC_TRACE_MPI_IBSEND, t0, dest, tag,
+                               hc_mpi_trace_bytes(count, datatype))
+            : rc;
+}
+
+int PMPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest,
+                int tag, MPI_Comm comm, MPI_Request *request) {
+  return ibsend_traced("MPI_Ibsend", buf, count, datatype, dest, tag, comm,
+                       request);
+}
+HC_WEAK_ALIAS(MPI_Ibsend, PMPI_Ibsend);
+
+int PMPI_Ibsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype,
+                  int dest, int tag, MPI_Comm comm, MPI_Request *request) {
+  return ibsend_traced("MPI_Ibsend_c", buf, count, datatype, dest, tag, comm,
+                       request);
+}
+HC_WEAK_ALIAS(MPI_Ibsend_c, PMPI_Ibsend_c);

@@ -3,9 +3,13 @@ HC_MPI_SOURCES = src/mpi/mpi_impl.h src/mpi/weak_alias.h src/mpi/handle.c src/mp
 	src/mpi/errors.c src/mpi/errors.h src/mpi/datatype.c src/mpi/datatype.h \
 	src/mpi/errhandler.c src/mpi/comm.c src/mpi/init.c src/mpi/status.c \
 	src/mpi/request.c src/mpi/reqpool.c src/mpi/reqpool.h src/mpi/reqpool_slot.h \
-	src/mpi/pt2pt.c src/mpi/buffer.c src/mpi/attr.c \
+	src/mpi/buffer.c src/mpi/attr.c \
 	src/mpi/coll.c src/mpi/op.c src/mpi/op.h src/mpi/globals.c \
 	src/mpi/mpi_trace.c src/mpi/mpi_trace.h
+# Point-to-point: sends, receives, sendrecv, probes, persistent requests.
+HC_MPI_SOURCES += src/mpi/pt2pt_impl.h src/mpi/pt2pt_args.c \
+	src/mpi/pt2pt_send.c src/mpi/pt2pt_recv.c src/mpi/pt2pt_sendrecv.c \
+	src/mpi/pt2pt_probe.c src/mpi/pt2pt_persistent.c
 HC_MPI_SOURCES += src/mpi/coll_impl.h src/mpi/coll_ctx.c src/mpi/coll_bcast.c \
 	src/mpi/coll_rooted.c src/mpi/coll_allgather.c \
 	src/mpi/coll_reduce.c src/mpi/coll_check.c src/mpi/coll_neighbor.c \

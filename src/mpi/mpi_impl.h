@@ -617,7 +617,7 @@ int hc_mpi_bsend_typed(const char *fn, hc_mpi_comm_t *comm, const void *buf,
 /* Waits for every pending buffered send (MPI_Finalize, detach). */
 void hc_mpi_bsend_drain(void);
 
-/* ---- point-to-point helpers (pt2pt.c) ----------------------------------- */
+/* ---- point-to-point checks (pt2pt_args.c) ------------------------------ */
 
 /* Checks the arguments of a send and returns the engine byte count. */
 int hc_mpi_check_send(const char *fn, hc_mpi_comm_t *comm, const void *buf,

@@ -7,7 +7,7 @@
  * so tracing off costs two tests of a plain int and no call.  The calls of
  * the small-message path (MPI_Send, MPI_Recv, MPI_Isend, MPI_Irecv,
  * MPI_Wait, MPI_Waitall) cost one: they test hc_trace_on once and, when it
- * is set, go to an out-of-line traced copy of the call (pt2pt.c
+ * is set, go to an out-of-line traced copy of the call (pt2pt_send.c
  * pt_isend_traced, request.c req_waitall_traced). */
 #ifndef HC_MPI_TRACE_H
 #define HC_MPI_TRACE_H
