@@ -738,6 +738,14 @@ hc_status_t hcomm_allgather(const void *sendbuf, size_t bytes, void *recvbuf,
  * in order with comm's other collectives.  HC_OK also where comm gets no
  * segment (HCMPI_COLL_SHM=0, members on other nodes, one member). */
 hc_status_t hcomm_coll_shm_setup(hcomm_comm_t *comm);
+/* While deferred is 1, comm's blocking collectives run the point-to-point
+ * schedules and make no shared-memory segment (one it has already stays
+ * in use); 0 lets the next blocking collective make one as usual.  For a
+ * communicator that runs a few small collectives at its creation and its
+ * end, such as a window's: a segment costs every member its pages, about
+ * 2.5 MB on 2 ranks, each time.  Every member sets the same value at the
+ * same point of comm's collectives. */
+void hcomm_coll_shm_defer(hcomm_comm_t *comm, int deferred);
 /* The blocking forms of hcomm_iallgatherv, hcomm_ialltoall(v) and
  * hcomm_ireduce_scatter (below: the same arguments). */
 hc_status_t hcomm_allgatherv(const void *sendbuf, size_t sbytes, void *recvbuf,

@@ -34,6 +34,7 @@ struct hcomm_comm {
   int hccl_plan_next;   /* hcomm_hccl_plan_next: the next schedule's */
   unsigned part_seq;    /* partitioned data tags handed out (part.c) */
   struct hc_shmcoll *shmcoll; /* its shared-memory collectives (shmcoll.c) */
+  int shmcoll_deferred;       /* hcomm_coll_shm_defer: make no segment yet */
   struct hc_hccl_coll_comm *hccl; /* its HcclComm (coll_hccl.c), or NULL */
   /* An engine-internal communicator that carries part of another's
    * collectives (shmcoll_hier.c): a lost member of that one fails its

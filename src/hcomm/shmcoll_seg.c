@@ -582,8 +582,8 @@ hc_shmcoll_t *hc_shmcoll_get(hcomm_comm_t *comm, size_t bytes,
   hc_shmcoll_t *sc = comm->shmcoll;
   if (sc != NULL)
     return sc->usable ? sc : NULL;
-  if (!hc_shmcoll_tuning.enabled || comm->local != NULL || comm->size < 2 ||
-      hc_engine_check() != HC_OK)
+  if (!hc_shmcoll_tuning.enabled || comm->shmcoll_deferred ||
+      comm->local != NULL || comm->size < 2 || hc_engine_check() != HC_OK)
     return NULL;
   /* What the setups' own collectives on comm see: the schedules. */
   comm->shmcoll = &shmcoll_never;
@@ -665,6 +665,11 @@ hc_status_t hcomm_coll_shm_setup(hcomm_comm_t *comm) {
   hc_status_t rc;
   hc_shmcoll_get(comm, 0, &rc);
   return rc;
+}
+
+void hcomm_coll_shm_defer(hcomm_comm_t *comm, int deferred) {
+  if (comm != NULL)
+    comm->shmcoll_deferred = deferred != 0;
 }
 
 hc_shmcoll_t *hc_shmcoll_made(hcomm_comm_t *comm, size_t bytes) {

@@ -38,6 +38,9 @@ int PMPI_Win_fence(int assert, MPI_Win win) {
   int rc = win_sync_enter(fn, win, assert, &w);
   if (rc != MPI_SUCCESS)
     return rc;
+  /* A window synchronised by fences barriers at each: from the first on,
+   * its communicator's segment is worth making (win_begin deferred it). */
+  hcomm_coll_shm_defer(w->errcomm->engine, 0);
   return win_sync_result(fn, w, hcomm_win_fence(w->engine, assert),
                          "a passive-target or start epoch is open");
 }

@@ -593,7 +593,7 @@ $(HC_SESSIONS_SH:.sh=.sh.log): tests/mpi/shm_snapshot.sh.log
 HC_RMA_TESTS = tests/mpi/rma_ops tests/mpi/rma_atomic tests/mpi/rma_shared \
 	tests/mpi/rma_dynamic tests/mpi/rma_errors tests/mpi/rma_killed \
 	tests/mpi/rma_direct tests/mpi/rma_acc_large tests/mpi/rma_atomic_elem \
-	tests/mpi/rma_nomem tests/mpi/rma_atomic_ops
+	tests/mpi/rma_nomem tests/mpi/rma_atomic_ops tests/mpi/rma_win_segment
 check_PROGRAMS += $(HC_RMA_TESTS)
 tests_mpi_rma_ops_SOURCES = tests/mpi/rma_ops.c tests/mpi/mpitest.h
 tests_mpi_rma_ops_LDADD = $(HC_MPITEST_LIB)
@@ -628,11 +628,14 @@ tests_mpi_rma_nomem_LDFLAGS = $(HC_MPITEST_LDF)
 tests_mpi_rma_atomic_ops_SOURCES = tests/mpi/rma_atomic_ops.c tests/mpi/mpitest.h
 tests_mpi_rma_atomic_ops_LDADD = $(HC_MPITEST_LIB)
 tests_mpi_rma_atomic_ops_LDFLAGS = $(HC_MPITEST_LDF)
+tests_mpi_rma_win_segment_SOURCES = tests/mpi/rma_win_segment.c tests/mpi/mpitest.h
+tests_mpi_rma_win_segment_LDADD = $(HC_MPITEST_LIB)
+tests_mpi_rma_win_segment_LDFLAGS = $(HC_MPITEST_LDF)
 HC_RMA_SH = tests/mpi/rma_ops.sh tests/mpi/rma_atomic.sh tests/mpi/rma_shared.sh \
 	tests/mpi/rma_dynamic.sh tests/mpi/rma_errors.sh tests/mpi/rma_killed.sh \
 	tests/mpi/rma_direct.sh tests/mpi/rma_acc_large.sh \
 	tests/mpi/rma_atomic_elem.sh tests/mpi/rma_nomem.sh \
-	tests/mpi/rma_atomic_ops.sh
+	tests/mpi/rma_atomic_ops.sh tests/mpi/rma_win_segment.sh
 TESTS += $(HC_RMA_SH)
 dist_noinst_SCRIPTS += $(HC_RMA_SH)
 $(HC_RMA_SH:.sh=.sh.log): tests/mpi/shm_snapshot.sh.log

@@ -4,14 +4,16 @@
 # MPICH-built programs (about as long as the suite itself).
 TESTS += tests/relink/libs.sh tests/relink/netpipe.sh \
 	tests/relink/mpich_suite.sh tests/relink/debian_apps.sh \
-	tests/relink/scalapack.sh tests/relink/nwchem.sh tests/relink/data_symbols.sh tests/pmpi/pmpi.sh
+	tests/relink/scalapack.sh tests/relink/nwchem.sh tests/relink/mocassin.sh \
+	tests/relink/data_symbols.sh tests/pmpi/pmpi.sh
 dist_noinst_SCRIPTS += tests/relink/libs.sh tests/relink/netpipe.sh \
 	tests/relink/mpich_suite.sh tests/relink/debian_apps.sh \
-	tests/relink/scalapack.sh tests/relink/nwchem.sh tests/relink/data_symbols.sh tests/pmpi/pmpi.sh
+	tests/relink/scalapack.sh tests/relink/nwchem.sh tests/relink/mocassin.sh \
+	tests/relink/data_symbols.sh tests/pmpi/pmpi.sh
 EXTRA_DIST += tests/relink/lib.sh tests/relink/maps_probe.c \
 	tests/relink/maps_probe.f90 tests/relink/maps_probe_f08.f90 \
 	tests/relink/module_procs_f08.f90 tests/relink/module_procs.f90 \
-	tests/relink/expect_int.inc
+	tests/relink/expect_int.inc tests/relink/repeatable_seed.c
 check_PROGRAMS += tests/relink/data_symbols
 tests_relink_data_symbols_SOURCES = tests/relink/data_symbols.c
 tests_relink_data_symbols_LDADD = libhcmpi.la
