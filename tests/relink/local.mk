@@ -39,3 +39,7 @@ EXTRA_DIST += tests/relink/coarray_check.f90
 TESTS += tests/relink/adios.sh
 dist_noinst_SCRIPTS += tests/relink/adios.sh
 EXTRA_DIST += tests/relink/adios_rw.c
+# EZTrace (Debian's MPICH build) tracing C and Fortran MPI calls.
+TESTS += tests/relink/eztrace.sh
+dist_noinst_SCRIPTS += tests/relink/eztrace.sh
+EXTRA_DIST += tests/relink/eztrace_calls.c tests/relink/eztrace_calls.f90
