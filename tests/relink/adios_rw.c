@@ -24,6 +24,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mpi_library_name.h"
+
 enum { ROW_WIDTH = 64, BLOCK_ROWS = 16 };
 
 static const char DESCRIPTION[] = "hcmpi relink test field";
@@ -110,11 +112,7 @@ static int write_file(const char *method, const char *params, const char *file,
   adios_finalize(rank);
   free(block);
   if (rank == 0) {
-    char version[MPI_MAX_LIBRARY_VERSION_STRING];
-    int length;
-    MPI_Get_library_version(version, &length);
-    version[strcspn(version, " \n")] = '\0';
-    printf("adios_rw: MPI library %s\n", version);
+    print_mpi_library_name("adios_rw: MPI library ");
     printf("adios_rw: wrote %d steps of %d x %d doubles with %s on %d ranks\n",
            steps, total_rows, ROW_WIDTH, method, size);
   }

@@ -8,7 +8,8 @@
  * also the MPI library's name. */
 #include <mpi.h>
 #include <stdio.h>
-#include <string.h>
+
+#include "mpi_library_name.h"
 
 enum { MAX_RANKS = 8 };
 
@@ -146,13 +147,8 @@ int main(int argc, char **argv) {
   int vector_checksum = vector_and_persistent_calls(rank, size);
   int communicator_sum = communicator_calls(rank, size);
 
-  if (rank == 0) {
-    char version[MPI_MAX_LIBRARY_VERSION_STRING];
-    int length;
-    MPI_Get_library_version(version, &length);
-    version[strcspn(version, " \n")] = '\0';
-    printf("library %s\n", version);
-  }
+  if (rank == 0)
+    print_mpi_library_name("library ");
   printf(
       "rank %d: recv %d %d %d count %d source %d tag %d; wait %d %d count %d;"
       " waitall %d %d %d source %d tag %d; sum %d product %d; half root %d;"

@@ -38,7 +38,7 @@ EXTRA_DIST += tests/relink/coarray_check.f90
 # and parallel HDF5.
 TESTS += tests/relink/adios.sh
 dist_noinst_SCRIPTS += tests/relink/adios.sh
-EXTRA_DIST += tests/relink/adios_rw.c
+EXTRA_DIST += tests/relink/adios_rw.c tests/relink/mpi_library_name.h
 # EZTrace (Debian's MPICH build) tracing C and Fortran MPI calls.
 TESTS += tests/relink/eztrace.sh
 dist_noinst_SCRIPTS += tests/relink/eztrace.sh
