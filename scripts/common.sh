@@ -18,6 +18,8 @@ HC_APT_CI_PACKAGES="slurm-wlm libpmix-dev"
 HC_APT_CI_PACKAGES="$HC_APT_CI_PACKAGES netpipe-mpich2 yorick-mpy-mpich2 libtachyon-mpich-0 tachyon-bin-nox cmake"
 HC_APT_CI_PACKAGES="$HC_APT_CI_PACKAGES scalapack-mpi-test nwchem-mpich" # tests/relink/scalapack.sh, nwchem.sh
 HC_APT_CI_PACKAGES="$HC_APT_CI_PACKAGES mocassin" # tests/relink/mocassin.sh (Fortran, MPI_Allreduce; ~3 MB with its data)
+HC_APT_CI_PACKAGES="$HC_APT_CI_PACKAGES libadios-bin libadios-mpich-dev" # tests/relink/adios.sh (about 4 MB)
+HC_APT_CI_PACKAGES="$HC_APT_CI_PACKAGES eztrace otf2-tools" # tests/relink/eztrace.sh (about 1 MB)
 HC_APT_CI_PACKAGES="$HC_APT_CI_PACKAGES chromium" # tests/tools/trace.sh renders report.html (issue 11)
 if [ "${CI:-}" = true ]; then HC_APT_PACKAGES="$HC_APT_PACKAGES $HC_APT_CI_PACKAGES"; fi
 

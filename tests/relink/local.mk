@@ -36,3 +36,12 @@ EXTRA_DIST += tests/relink/hdf5_rw.c
 TESTS += tests/relink/coarrays.sh
 dist_noinst_SCRIPTS += tests/relink/coarrays.sh
 EXTRA_DIST += tests/relink/coarray_check.f90
+# ADIOS 1 (Debian's MPICH build) writing through MPI-IO, aggregation, POSIX
+# and parallel HDF5.
+TESTS += tests/relink/adios.sh
+dist_noinst_SCRIPTS += tests/relink/adios.sh
+EXTRA_DIST += tests/relink/adios_rw.c tests/relink/mpi_library_name.h
+# EZTrace (Debian's MPICH build) tracing C and Fortran MPI calls.
+TESTS += tests/relink/eztrace.sh
+dist_noinst_SCRIPTS += tests/relink/eztrace.sh
+EXTRA_DIST += tests/relink/eztrace_calls.c tests/relink/eztrace_calls.f90
