@@ -8,7 +8,8 @@
  * a file that may be written) overlapping displacement (MPI_ERR_IO, as
  * MPICH's ROMIO gives) or not a whole number of etypes (MPI_ERR_TYPE), a
  * bad datarep, and, when the scenario
- * passes IO_SMALL_FS (a small tmpfs mounted by root), a full disk. */
+ * passes IO_SMALL_FS (a small tmpfs mounted by root), a full disk.  A
+ * file's own communicator makes no shared-memory collective segment. */
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -288,6 +289,61 @@ static void full_disk(const char *dir)
         printf("io_files: full disk -> MPI_ERR_NO_SPACE\n");
 }
 
+/* Mappings of hcmpi's collective and transport segments in this process
+ * (a memfd shows as "/memfd:hcmpi-shm", a named one under /dev/shm). */
+static int segments_mapped(void)
+{
+    FILE *maps = fopen("/proc/self/maps", "r");
+    CHECK(maps != NULL, "cannot read /proc/self/maps");
+    char line[4096];
+    int n = 0;
+    while (fgets(line, sizeof line, maps) != NULL)
+        n += strstr(line, "hcmpi-shm") != NULL || strstr(line, "/dev/shm/hcmpi-") != NULL;
+    fclose(maps);
+    return n;
+}
+
+/* A file's own communicator runs its open, view, sync and close as
+ * schedules: no shared-memory segment is made for it (one cost
+ * milliseconds at every open), and those calls still agree (after the
+ * sync every rank sees one size, past what each wrote). */
+static void own_comm_segments(void)
+{
+    char own[300];
+    snprintf(own, sizeof own, "%s.own", path);
+    int before = segments_mapped();
+    for (int round = 0; round < 3; round++) {
+        MPI_File f;
+        CHECK(MPI_File_open(MPI_COMM_WORLD, own, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL,
+                            &f) == MPI_SUCCESS,
+              "open, round %d", round);
+        CHECK(MPI_File_set_view(f, 0, MPI_INT, MPI_INT, "native", MPI_INFO_NULL) ==
+                  MPI_SUCCESS,
+              "set_view, round %d", round);
+        int x = round * 100 + rank;
+        CHECK(MPI_File_write_at(f, 8 + rank, &x, 1, MPI_INT, MPI_STATUS_IGNORE) ==
+                  MPI_SUCCESS,
+              "write_at, round %d", round);
+        CHECK(MPI_File_sync(f) == MPI_SUCCESS, "sync, round %d", round);
+        MPI_Offset bytes = -1;
+        CHECK(MPI_File_get_size(f, &bytes) == MPI_SUCCESS, "get_size, round %d", round);
+        MPI_Offset least = bytes, most = bytes;
+        MPI_Allreduce(MPI_IN_PLACE, &least, 1, MPI_OFFSET, MPI_MIN, MPI_COMM_WORLD);
+        MPI_Allreduce(MPI_IN_PLACE, &most, 1, MPI_OFFSET, MPI_MAX, MPI_COMM_WORLD);
+        CHECK(least == most && bytes >= (MPI_Offset)(8 + nprocs) * 4,
+              "sizes %lld-%lld after round %d, want one size of at least %lld",
+              (long long)least, (long long)most, round, (long long)(8 + nprocs) * 4);
+        CHECK(segments_mapped() == before, "an open file mapped %d more segments (round %d)",
+              segments_mapped() - before, round);
+        CHECK(MPI_File_close(&f) == MPI_SUCCESS, "close, round %d", round);
+    }
+    CHECK(segments_mapped() == before, "the files left %d more segments mapped",
+          segments_mapped() - before);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 0)
+        CHECK(MPI_File_delete(own, MPI_INFO_NULL) == MPI_SUCCESS, "deleting %s", own);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -305,6 +361,7 @@ int main(int argc, char **argv)
     bad_access();
     handlers();
     objects();
+    own_comm_segments();
     if (getenv("IO_SMALL_FS"))
         full_disk(getenv("IO_SMALL_FS"));
     char missing[300];
