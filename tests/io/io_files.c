@@ -289,20 +289,6 @@ static void full_disk(const char *dir)
         printf("io_files: full disk -> MPI_ERR_NO_SPACE\n");
 }
 
-/* Mappings of hcmpi's collective and transport segments in this process
- * (a memfd shows as "/memfd:hcmpi-shm", a named one under /dev/shm). */
-static int segments_mapped(void)
-{
-    FILE *maps = fopen("/proc/self/maps", "r");
-    CHECK(maps != NULL, "cannot read /proc/self/maps");
-    char line[4096];
-    int n = 0;
-    while (fgets(line, sizeof line, maps) != NULL)
-        n += strstr(line, "hcmpi-shm") != NULL || strstr(line, "/dev/shm/hcmpi-") != NULL;
-    fclose(maps);
-    return n;
-}
-
 /* A file's own communicator runs its open, view, sync and close as
  * schedules: no shared-memory segment is made for it (one cost
  * milliseconds at every open), and those calls still agree (after the
@@ -311,7 +297,7 @@ static void own_comm_segments(void)
 {
     char own[300];
     snprintf(own, sizeof own, "%s.own", path);
-    int before = segments_mapped();
+    int before = mt_segments_mapped();
     for (int round = 0; round < 3; round++) {
         MPI_File f;
         CHECK(MPI_File_open(MPI_COMM_WORLD, own, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL,
@@ -333,12 +319,12 @@ static void own_comm_segments(void)
         CHECK(least == most && bytes >= (MPI_Offset)(8 + nprocs) * 4,
               "sizes %lld-%lld after round %d, want one size of at least %lld",
               (long long)least, (long long)most, round, (long long)(8 + nprocs) * 4);
-        CHECK(segments_mapped() == before, "an open file mapped %d more segments (round %d)",
-              segments_mapped() - before, round);
+        CHECK(mt_segments_mapped() == before, "an open file mapped %d more segments (round %d)",
+              mt_segments_mapped() - before, round);
         CHECK(MPI_File_close(&f) == MPI_SUCCESS, "close, round %d", round);
     }
-    CHECK(segments_mapped() == before, "the files left %d more segments mapped",
-          segments_mapped() - before);
+    CHECK(mt_segments_mapped() == before, "the files left %d more segments mapped",
+          mt_segments_mapped() - before);
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 0)
         CHECK(MPI_File_delete(own, MPI_INFO_NULL) == MPI_SUCCESS, "deleting %s", own);

@@ -152,6 +152,25 @@ static inline int mt_status_count(const MPI_Status *st, MPI_Datatype type)
     return count;
 }
 
+/* Mappings of hcmpi's collective and transport segments in this process
+ * (a memfd shows as "/memfd:hcmpi-shm", a named one under /dev/shm); a
+ * window's own memory is "hcmpi-win" and not counted. */
+static inline int mt_segments_mapped(void)
+{
+    FILE *maps = fopen("/proc/self/maps", "r");
+    if (maps == NULL) {
+        fprintf(stderr, "cannot read /proc/self/maps\n");
+        MPI_Abort(MPI_COMM_WORLD, 2);
+        exit(2);
+    }
+    char line[4096];
+    int n = 0;
+    while (fgets(line, sizeof line, maps) != NULL)
+        n += strstr(line, "hcmpi-shm") != NULL || strstr(line, "/dev/shm/hcmpi-") != NULL;
+    fclose(maps);
+    return n;
+}
+
 /* MT_MPICH_QUIRKS=1 (set only by validate-mpich.sh) relaxes the few checks
  * where MPICH 4.0.2 itself departs from the standard; each use says which. */
 static inline int mt_mpich_quirks(void)

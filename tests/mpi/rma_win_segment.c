@@ -16,21 +16,6 @@
 
 static int rank, size;
 
-/* Mappings of hcmpi's collective and transport segments in this process
- * (a memfd shows as "/memfd:hcmpi-shm", a named one under /dev/shm); a
- * window's own memory is "hcmpi-win" and not counted. */
-static int segments_mapped(void)
-{
-    FILE *maps = fopen("/proc/self/maps", "r");
-    CHECK(maps != NULL, "cannot read /proc/self/maps");
-    char line[4096];
-    int n = 0;
-    while (fgets(line, sizeof line, maps) != NULL)
-        n += strstr(line, "hcmpi-shm") != NULL || strstr(line, "/dev/shm/hcmpi-") != NULL;
-    fclose(maps);
-    return n;
-}
-
 static int pattern(int owner, int i) { return owner * 1000 + i; }
 
 /* Every rank puts its pattern at its right neighbour under lock_all and
@@ -62,7 +47,7 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     /* The world's segment exists once a blocking collective ran. */
     MPI_Barrier(MPI_COMM_WORLD);
-    int before = segments_mapped();
+    int before = mt_segments_mapped();
 
     int *base = NULL;
     MPI_Win allocated, created;
@@ -73,14 +58,14 @@ int main(int argc, char **argv)
     CHECK(MPI_Win_create(own, sizeof own, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD,
                          &created) == MPI_SUCCESS,
           "Win_create");
-    int with_windows = segments_mapped();
+    int with_windows = mt_segments_mapped();
     CHECK(with_windows == before, "two windows mapped %d more segments", with_windows - before);
     exchange_locked(allocated, "Win_allocate");
     exchange_locked(created, "Win_create");
     CHECK(MPI_Win_free(&created) == MPI_SUCCESS && created == MPI_WIN_NULL, "free created");
     CHECK(MPI_Win_free(&allocated) == MPI_SUCCESS && allocated == MPI_WIN_NULL,
           "free allocated");
-    int freed = segments_mapped();
+    int freed = mt_segments_mapped();
     CHECK(freed == before, "after Win_free %d more segments than before", freed - before);
 
     /* Fences: each rank puts its pattern into its right neighbour's
@@ -102,7 +87,7 @@ int main(int argc, char **argv)
                   "round %d: element %d from rank %d is %d", round, i, left, base[i]);
     }
     CHECK(MPI_Win_free(&allocated) == MPI_SUCCESS, "free the fenced window");
-    freed = segments_mapped();
+    freed = mt_segments_mapped();
     CHECK(freed == before, "after the fenced window %d more segments than before",
           freed - before);
     MPI_Finalize();
