@@ -35,6 +35,9 @@ struct hcomm_comm {
   unsigned part_seq;    /* partitioned data tags handed out (part.c) */
   struct hc_shmcoll *shmcoll; /* its shared-memory collectives (shmcoll.c) */
   int shmcoll_deferred;       /* hcomm_coll_shm_defer: make no segment yet */
+  unsigned shmcoll_passed; /* collectives run before its segment was made
+                              (shmcoll_seg.c; HCMPI_COLL_SHM_AFTER: wanted at
+                              once) */
   struct hc_hccl_coll_comm *hccl; /* its HcclComm (coll_hccl.c), or NULL */
   /* An engine-internal communicator that carries part of another's
    * collectives (shmcoll_hier.c): a lost member of that one fails its

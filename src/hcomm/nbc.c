@@ -578,6 +578,9 @@ static hc_status_t nbc_plan(hc_nbc_sched_t *s, hcomm_request_t **req) {
   if (r != NULL) {
     s->persistent = 1;
     s->lane_only = nbc_lane_only(s);
+    /* Started many times: the next blocking collective on comm makes the
+     * segment its lanes move in (every rank inits alike). */
+    hc_shmcoll_wanted_now(s->comm);
     /* A plan for hcomm_hccl_icoll runs under that call's tag. */
     s->tag = s->hccl_plan
                  ? -1

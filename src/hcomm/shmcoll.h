@@ -145,6 +145,9 @@
  * buffer a number picks (s % depth) keeps its turn across the numbers'
  * wrap. */
 #define HC_SHMCOLL_DEPTH 256
+/* Where communicators come and go, the collectives a new one runs by the
+ * schedules before it makes a segment (HCMPI_COLL_SHM_AFTER). */
+#define HC_SHMCOLL_AFTER 8
 
 typedef struct hc_shmcoll_tuning {
   int enabled;               /* HCMPI_COLL_SHM: 0 leaves every collective to
@@ -180,11 +183,19 @@ typedef struct hc_shmcoll_tuning {
   size_t lane_max;             /* persistent forms of more bytes take no lane */
   int wide_lanes;              /* wide lanes per segment (at most) */
   int depth;                   /* small buffers per rank: a power of two */
+  unsigned after;              /* a communicator's collectives before its
+                                  segment is made (HC_SHMCOLL_AFTER) */
 } hc_shmcoll_tuning_t;
 
 extern hc_shmcoll_tuning_t hc_shmcoll_tuning;
 /* Reads HCMPI_COLL_SHM* (engine init, with hc_coll_tuning_load). */
 void hc_shmcoll_tuning_load(void);
+
+/* comm makes its segment at its next blocking collective without a vote
+ * on deferring it (shmcoll_seg.c): a communicator made to serve many (a
+ * persistent collective's, MPI_COMM_WORLD, a node's part of a
+ * hierarchy).  Every rank of comm calls it at the same point. */
+void hc_shmcoll_wanted_now(hcomm_comm_t *comm);
 
 hc_status_t hc_shmcoll_barrier(hcomm_comm_t *comm);
 hc_status_t hc_shmcoll_bcast(void *buf, size_t bytes, int root,

@@ -87,6 +87,7 @@ hc_shmcoll_t *hc_shmcoll_hier_setup(hcomm_comm_t *comm, hc_status_t *rc) {
    * again). */
   if (*rc == HC_OK && !failed && h->nnodes > 1 && h->nnodes < comm->size) {
     h->node->fails_with = comm;
+    hc_shmcoll_wanted_now(h->node); /* it serves every collective of comm */
     if (h->leaders != NULL)
       h->leaders->fails_with = comm;
     sc->hier = h;

@@ -846,7 +846,8 @@ size_t hc_shmcoll_slot_bytes(const hc_shmcoll_op_t *op, uint32_t at);
 void hc_shmcoll_lane_publish(hc_shmcoll_t *lane);
 
 /* comm's segment for a collective of bytes (the largest message one rank
- * puts in, or 0), made at the first that may use one; NULL: this one
+ * puts in, or 0), made at the first that may use one (or, where
+ * communicators come and go, after HCMPI_COLL_SHM_AFTER such); NULL: this one
  * takes the schedule.  *rc is HC_OK, or the failure met while agreeing on
  * a new segment (this collective then fails with it). */
 hc_shmcoll_t *hc_shmcoll_get(hcomm_comm_t *comm, size_t bytes, hc_status_t *rc);

@@ -55,12 +55,14 @@ hc_shmcoll_tuning_t hc_shmcoll_tuning = {
     .lane_buf = HC_SHMCOLL_LANE_BUF,
     .lane_max = HC_SHMCOLL_LANE_MAX,
     .wide_lanes = HC_SHMCOLL_WIDE_LANES,
-    .depth = HC_SHMCOLL_DEPTH};
+    .depth = HC_SHMCOLL_DEPTH,
+    .after = HC_SHMCOLL_AFTER};
 
 void hc_shmcoll_tuning_load(void) {
   hc_shmcoll_tuning_t *t = &hc_shmcoll_tuning;
   t->enabled = hc_env_bool("HCMPI_COLL_SHM", 1);
   t->max = hc_env_size("HCMPI_COLL_SHM_MAX", HC_SHMCOLL_MAX);
+  t->after = (unsigned)hc_env_long("HCMPI_COLL_SHM_AFTER", HC_SHMCOLL_AFTER);
   t->chunk = hc_env_size("HCMPI_COLL_SHM_CHUNK", HC_SHMCOLL_CHUNK);
   t->allgather_max =
       hc_env_size("HCMPI_COLL_SHM_ALLGATHER_MAX", HC_SHMCOLL_ALLGATHER_MAX);
@@ -574,6 +576,44 @@ static void shmcoll_lanes_init(hc_shmcoll_t *sc) {
   }
 }
 
+/* Segments freed after fewer than HCMPI_COLL_SHM_AFTER collectives in a
+ * row, up to SHMCOLL_CHURN_CAP (one that served more sets it back to 0):
+ * a program that makes a communicator for a call or two and frees it.  A
+ * segment takes milliseconds to make (a memfd of megabytes, its pages, a
+ * vote): a dup, one Barrier and a free, 200 times on 2 ranks, took 1.6-2.7
+ * ms a time against MPICH's 3 us. */
+static _Atomic unsigned shmcoll_churn;
+#define SHMCOLL_CHURN_MIN 2
+#define SHMCOLL_CHURN_CAP 64
+
+/* Whether comm, about to make its segment, runs this collective by the
+ * schedules instead: where a member has seen communicators come and go
+ * (shmcoll_churn), each of comm's first HCMPI_COLL_SHM_AFTER collectives
+ * asks the others first.  The ranks' histories differ (not every rank
+ * was in every communicator), so they vote; every rank then counts the
+ * same collectives.  Where no member has, the one vote costs a small
+ * collective beside the segment's making.  *rc: the vote's failure. */
+static int shmcoll_deferred(hcomm_comm_t *comm, hc_status_t *rc) {
+  if (comm->shmcoll_passed >= hc_shmcoll_tuning.after)
+    return 0;
+  int32_t defer = atomic_load(&shmcoll_churn) >= SHMCOLL_CHURN_MIN;
+  *rc = hc_shmcoll_vote(comm, &defer);
+  if (*rc != HC_OK)
+    return 1;
+  comm->shmcoll_passed += defer != 0;
+  return defer;
+}
+
+/* At the free of a segment that served uses collectives, its
+ * communicator's whole life counted (the collectives it deferred too). */
+static void shmcoll_churn_count(unsigned uses) {
+  unsigned was = atomic_load(&shmcoll_churn);
+  unsigned now = uses >= hc_shmcoll_tuning.after ? 0
+                 : was < SHMCOLL_CHURN_CAP       ? was + 1
+                                                 : was;
+  atomic_store(&shmcoll_churn, now);
+}
+
 hc_shmcoll_t *hc_shmcoll_get(hcomm_comm_t *comm, size_t bytes,
                              hc_status_t *rc) {
   *rc = HC_OK;
@@ -595,6 +635,11 @@ hc_shmcoll_t *hc_shmcoll_get(hcomm_comm_t *comm, size_t bytes,
     sc = hc_shmcoll_hier_setup(comm, rc);
     if (sc != NULL)
       comm->shmcoll = sc;
+    return NULL;
+  }
+  if (shmcoll_deferred(comm, rc)) {
+    if (*rc == HC_OK)
+      comm->shmcoll = NULL; /* asked again at its next collective */
     return NULL;
   }
   size_t lane_small;
@@ -659,9 +704,14 @@ hc_shmcoll_t *hc_shmcoll_get(hcomm_comm_t *comm, size_t bytes,
   return sc;
 }
 
+void hc_shmcoll_wanted_now(hcomm_comm_t *comm) {
+  comm->shmcoll_passed = hc_shmcoll_tuning.after;
+}
+
 hc_status_t hcomm_coll_shm_setup(hcomm_comm_t *comm) {
   if (comm == NULL || comm->shmcoll != NULL || !shmcoll_node_only(comm))
     return HC_OK;
+  hc_shmcoll_wanted_now(comm); /* made for a long life: no vote */
   hc_status_t rc;
   hc_shmcoll_get(comm, 0, &rc);
   return rc;
@@ -686,10 +736,15 @@ void hc_shmcoll_free(hcomm_comm_t *comm) {
     return;
   hc_shmcoll_hier_free(sc->hier);
   /* Persistent requests that outlive the communicator release nothing. */
-  for (int l = 0; sc->usable && l < sc->nlanes + sc->nwide; l++)
+  unsigned uses = comm->shmcoll_passed + (sc->seq - SHMCOLL_SEQ0);
+  for (int l = 0; sc->usable && l < sc->nlanes + sc->nwide; l++) {
+    uses += sc[1 + l].seq - SHMCOLL_SEQ0; /* the persistent starts */
     for (hc_shmcoll_claim_t *c = sc[1 + l].held; c != NULL; c = c->next)
       c->lane = NULL;
-  if (sc->base != NULL)
+  }
+  if (sc->base != NULL) {
+    shmcoll_churn_count(uses);
     munmap(sc->base, sc->seg_size);
+  }
   free(sc);
 }

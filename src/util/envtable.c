@@ -121,6 +121,14 @@ const hc_env_entry_t hc_env_table[] = {
      "of one node's ranks (per node, under the node leaders' schedules, "
      "where it spans nodes), and Allgather, Alltoall and Reduce_scatter "
      "too (one node only)"},
+    {"HCMPI_COLL_SHM_AFTER", "8", "library",
+     "once two segments in a row served fewer collectives than this before "
+     "their communicators were freed, a new communicator runs its first "
+     "this many by the point-to-point schedules before it makes its shared "
+     "segment (which costs milliseconds), so that a program duplicating a "
+     "communicator for a call or two makes none; a segment that serves more "
+     "ends it. 0: every communicator makes its segment at its first "
+     "collective"},
     {"HCMPI_COLL_SHM_MAX", "4m", "library",
      "bcasts and reductions (reduce_scatter: of the whole vector) of more "
      "bytes take the point-to-point schedules instead of the shared "
@@ -480,6 +488,7 @@ const hc_env_bounds_t hc_env_bounds[] = {
     {"HCMPI_COLL_ALLTOALL_BRUCK", 1, 0, 64 * ENV_GIB},
     {"HCMPI_COLL_GATHER_LINEAR_MAX", 0, 1, 1 << 20},
     {"HCMPI_COLL_GATHER_RECV_FIRST_MAX", 1, 0, 64 * ENV_GIB},
+    {"HCMPI_COLL_SHM_AFTER", 0, 0, 1 << 30},
     {"HCMPI_COLL_SHM_MAX", 1, 0, 64 * ENV_GIB},
     {"HCMPI_COLL_SHM_CHUNK", 1, 4 << 10, 64 << 20},
     {"HCMPI_COLL_SHM_ALLGATHER_MAX", 1, 0, 64 * ENV_GIB},

@@ -242,6 +242,12 @@ tests_mpi_coll_shm_rooted_LDADD = $(HC_MPITEST_LIB)
 tests_mpi_coll_shm_rooted_LDFLAGS = $(HC_MPITEST_LDF)
 TESTS += tests/mpi/coll_shm_rooted.sh
 dist_noinst_SCRIPTS += tests/mpi/coll_shm_rooted.sh
+check_PROGRAMS += tests/mpi/coll_churn
+tests_mpi_coll_churn_SOURCES = tests/mpi/coll_churn.c tests/mpi/mpitest.h
+tests_mpi_coll_churn_LDADD = $(HC_MPITEST_LIB)
+tests_mpi_coll_churn_LDFLAGS = $(HC_MPITEST_LDF)
+TESTS += tests/mpi/coll_churn.sh
+dist_noinst_SCRIPTS += tests/mpi/coll_churn.sh
 # I- and persistent Bcast of a derived type in packed fragments.
 check_PROGRAMS += tests/mpi/coll_stream
 tests_mpi_coll_stream_SOURCES = tests/mpi/coll_stream.c tests/mpi/mpitest.h
