@@ -593,7 +593,7 @@ static _Atomic unsigned shmcoll_churn;
  * was in every communicator), so they vote; every rank then counts the
  * same collectives.  Where no member has, the one vote costs a small
  * collective beside the segment's making.  *rc: the vote's failure. */
-static int shmcoll_deferred(hcomm_comm_t *comm, hc_status_t *rc) {
+static int shmcoll_vote_defer(hcomm_comm_t *comm, hc_status_t *rc) {
   if (comm->shmcoll_passed >= hc_shmcoll_tuning.after)
     return 0;
   int32_t defer = atomic_load(&shmcoll_churn) >= SHMCOLL_CHURN_MIN;
@@ -637,7 +637,7 @@ hc_shmcoll_t *hc_shmcoll_get(hcomm_comm_t *comm, size_t bytes,
       comm->shmcoll = sc;
     return NULL;
   }
-  if (shmcoll_deferred(comm, rc)) {
+  if (shmcoll_vote_defer(comm, rc)) {
     if (*rc == HC_OK)
       comm->shmcoll = NULL; /* asked again at its next collective */
     return NULL;
