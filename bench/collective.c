@@ -18,7 +18,10 @@
  *   gather, scatter: bytes from (to) each rank, root 0;
  *   gatherv, scatterv, allgatherv: the same with every count equal and the
  *     displacements packed, so that every rank does the fixed forms' work;
- *   reduce_scatter: as reduce_scatter_block, every count equal.
+ *   reduce_scatter: as reduce_scatter_block, every count equal;
+ *   dup_allreduce: MPI_Comm_dup of MPI_COMM_WORLD, one allreduce on the
+ *     duplicate, MPI_Comm_free: what a library that makes a communicator
+ *     for a call or two pays.
  *
  * Output, one line per size:
  *   bench=NAME ranks=N size=B median_us=.. min_us=.. p90_us=.. reps=R
@@ -36,7 +39,8 @@ static const char co_usage[] =
     "             allreduce_init, iallreduce, ibcast, bcast_init,\n"
     "             reduce_init, allgather_init, alltoall_init,\n"
     "             reduce_scatter_block_init, gather, scatter, gatherv,\n"
-    "             scatterv, allgatherv, reduce_scatter, barrier_init\n";
+    "             scatterv, allgatherv, reduce_scatter, barrier_init,\n"
+    "             dup_allreduce\n";
 
 enum co_call {
   CO_ALLREDUCE,
@@ -61,7 +65,8 @@ enum co_call {
   CO_SCATTERV,
   CO_ALLGATHERV,
   CO_REDUCE_SCATTER,
-  CO_BARRIER_INIT
+  CO_BARRIER_INIT,
+  CO_DUP_ALLREDUCE
 };
 
 static const char *const co_names[] = {
@@ -69,7 +74,7 @@ static const char *const co_names[] = {
     "alltoallv", "reduce_scatter_block", "barrier", "allreduce_init", "iallreduce", "ibcast", "bcast_init",
     "reduce_init", "allgather_init", "alltoall_init",
     "reduce_scatter_block_init", "gather", "scatter", "gatherv", "scatterv",
-    "allgatherv", "reduce_scatter", "barrier_init"};
+    "allgatherv", "reduce_scatter", "barrier_init", "dup_allreduce"};
 
 typedef struct co_bench {
   enum co_call call;
@@ -96,6 +101,7 @@ static int co_doubles(size_t size) {
 static void co_call(co_bench_t *b, size_t size) {
   int n = co_doubles(size), bytes = (int)size;
   MPI_Request req;
+  MPI_Comm dup;
   switch (b->call) {
   case CO_ALLREDUCE:
     bench_check(MPI_Allreduce(b->sbuf, b->rbuf, n, MPI_DOUBLE, MPI_SUM,
@@ -185,6 +191,13 @@ static void co_call(co_bench_t *b, size_t size) {
     bench_check(MPI_Ibcast(b->sbuf, bytes, MPI_BYTE, 0, MPI_COMM_WORLD, &req),
                 "MPI_Ibcast");
     bench_check(MPI_Wait(&req, MPI_STATUS_IGNORE), "MPI_Wait");
+    return;
+  case CO_DUP_ALLREDUCE:
+    bench_check(MPI_Comm_dup(MPI_COMM_WORLD, &dup), "MPI_Comm_dup");
+    bench_check(
+        MPI_Allreduce(b->sbuf, b->rbuf, n, MPI_DOUBLE, MPI_SUM, dup),
+        "MPI_Allreduce");
+    bench_check(MPI_Comm_free(&dup), "MPI_Comm_free");
     return;
   }
 }

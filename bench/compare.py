@@ -96,6 +96,9 @@ CASES += [
     collective_case("reduce_scatter",
                     "MPI_Reduce_scatter (equal counts, sum of doubles, bytes "
                     "each rank keeps)"),
+    collective_case("dup_allreduce",
+                    "MPI_Comm_dup + MPI_Allreduce on it + MPI_Comm_free "
+                    "(sum of doubles)"),
 ]
 
 
@@ -190,7 +193,8 @@ COLLECTIVE_GROUP = ["allreduce", "bcast", "reduce", "allgather", "alltoall",
                     "alltoallv", "reduce_scatter_block", "barrier",
                     "allreduce_init", "iallreduce", "ibcast", "bcast_init",
                     "alltoall_init", "gather", "scatter", "gatherv",
-                    "scatterv", "allgatherv", "reduce_scatter"]
+                    "scatterv", "allgatherv", "reduce_scatter",
+                    "dup_allreduce"]
 
 # Per mode: the flags each case adds, and the number of rounds.
 MODES = {
@@ -224,6 +228,7 @@ MODES = {
         "scatterv": "-s 8,1K,64K -r 5 -i 100 -w 5",
         "allgatherv": "-s 8,1K,64K -r 5 -i 100 -w 5",
         "reduce_scatter": "-s 8,1K,64K -r 5 -i 100 -w 5",
+        "dup_allreduce": "-s 8 -r 5 -i 50 -w 5",
         "floor": "-s 8,64,4K,64K,1M,4M,16M -r 5 -i 20000",
         **{c: "-s 8 -r 5 -i 500 -w 50" for c in RMA_LATENCY},
         **{c: "-s 4K,64K,1M,4M -r 5 -i 20 -w 2" for c in RMA_BANDWIDTH},
@@ -258,6 +263,7 @@ MODES = {
         "scatterv": "-m 8:1M -r 11 -i 200 -w 10",
         "allgatherv": "-m 8:1M -r 11 -i 200 -w 10",
         "reduce_scatter": "-m 8:1M -r 11 -i 200 -w 10",
+        "dup_allreduce": "-s 8,1K -r 11 -i 100 -w 10",
         "floor": "-m 1:16M -r 11 -i 100000",
         **{c: "-s 8 -r 11 -i 2000 -w 200" for c in RMA_LATENCY},
         **{c: "-m 4K:4M -r 11 -i 100 -w 10" for c in RMA_BANDWIDTH},
@@ -293,6 +299,7 @@ MODES = {
         "scatterv": "-s 8,1K -r 3 -i 20 -w 2",
         "allgatherv": "-s 8,1K -r 3 -i 20 -w 2",
         "reduce_scatter": "-s 8,1K -r 3 -i 20 -w 2",
+        "dup_allreduce": "-s 8 -r 3 -i 5 -w 2",
         **{c: "-s 8 -r 3 -i 50 -w 5" for c in RMA_LATENCY},
         **{c: "-s 64K,1M -r 3 -i 4 -w 1" for c in RMA_BANDWIDTH},
     },

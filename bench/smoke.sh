@@ -73,7 +73,7 @@ NUM='[0-9]+(\.[0-9]+)?'
 LAT="^bench=latency ranks=2 size=[0-9]+ median_us=$NUM min_us=$NUM p90_us=$NUM reps=2 iters=[0-9]+$"
 BW="^bench=bandwidth mode=(uni|bi) ranks=2 size=[0-9]+ median_MBps=$NUM min_MBps=$NUM max_MBps=$NUM reps=2 iters=[0-9]+ window=64$"
 MR="^bench=msgrate ranks=2 pairs=1 size=[0-9]+ median_msgs=$NUM min_msgs=$NUM max_msgs=$NUM reps=2 iters=[0-9]+ window=64$"
-CO="^bench=(allreduce|bcast|reduce|allgather|alltoall|alltoallv|reduce_scatter_block|barrier|allreduce_init) ranks=2 size=[0-9]+ median_us=$NUM min_us=$NUM p90_us=$NUM reps=2 iters=[0-9]+$"
+CO="^bench=(allreduce|bcast|reduce|allgather|alltoall|alltoallv|reduce_scatter_block|barrier|allreduce_init|dup_allreduce) ranks=2 size=[0-9]+ median_us=$NUM min_us=$NUM p90_us=$NUM reps=2 iters=[0-9]+$"
 FL="^bench=floor_(pp|memcpy|cma) size=[0-9]+ median_(us|MBps)=$NUM min_(us|MBps)=$NUM (p90|max)_(us|MBps)=$NUM reps=2( iters=[0-9]+)?$"
 IO="^bench=io_(cwrite|cread|write|read) ranks=2 size=[0-9]+ median_MBps=$NUM min_MBps=$NUM max_MBps=$NUM reps=2$"
 RL="^bench=(put_lock|get_lock|put_fence|get_fence|fetch_and_op|cas|accumulate) ranks=2 size=[0-9]+ median_us=$NUM min_us=$NUM p90_us=$NUM reps=2 iters=[0-9]+$"
@@ -87,7 +87,7 @@ OV="^bench=overlap ranks=2 size=[0-9]+ median_pct=$NUM min_pct=$NUM max_pct=$NUM
 [ -x "$T/overlap" ] && run_case overlap overlap 2 "$OV" -s 64K,1M -r 2 -i 2 -w 1
 
 [ -x "$T/collective" ] && run_case allreduce collective 2 "$CO" -s 8,64K -r 2 -i 2 -w 1
-for call in bcast reduce allgather alltoall alltoallv reduce_scatter_block allreduce_init; do
+for call in bcast reduce allgather alltoall alltoallv reduce_scatter_block allreduce_init dup_allreduce; do
   [ -x "$T/collective" ] && run_case "$call" collective 2 "$CO" -c "$call" -s 8,64K -r 2 -i 2 -w 1
 done
 [ -x "$T/collective" ] && run_case barrier collective 1 "$CO" -c barrier -s 0 -r 2 -i 2 -w 1
