@@ -433,6 +433,8 @@ enum { MPI_WIN_SEPARATE = 1, MPI_WIN_UNIFIED = 2 };
 #define MPI_ERR_PROC_ABORTED 76
 #define MPI_ERR_VALUE_TOO_LARGE 77
 #define MPI_T_ERR_NOT_SUPPORTED 78
+#define MPI_T_ERR_NOT_ACCESSIBLE 79
+#define MPI_ERR_ERRHANDLER 80
 
 /* Upper bound of predefined error codes; user classes start above it. */
 #define MPI_ERR_LASTCODE 0x3fffffff
@@ -2288,7 +2290,8 @@ typedef enum MPIR_T_bind_t {
   MPI_T_BIND_MPI_REQUEST,
   MPI_T_BIND_MPI_WIN,
   MPI_T_BIND_MPI_MESSAGE,
-  MPI_T_BIND_MPI_INFO
+  MPI_T_BIND_MPI_INFO,
+  MPI_T_BIND_MPI_SESSION
 } MPIR_T_bind_t;
 
 typedef enum MPIR_T_scope_t {
@@ -3546,6 +3549,36 @@ int PMPI_File_create_errhandler(
     MPI_Errhandler *errhandler);
 int MPI_File_call_errhandler(MPI_File fh, int errorcode);
 int PMPI_File_call_errhandler(MPI_File fh, int errorcode);
+
+/* ---- MPI-4.1 additions ------------------------------------------------- */
+/* Taking back what MPI_Add_error_class / _code / _string added. */
+int MPI_Remove_error_class(int errorclass);
+int PMPI_Remove_error_class(int errorclass);
+int MPI_Remove_error_code(int errorcode);
+int PMPI_Remove_error_code(int errorcode);
+int MPI_Remove_error_string(int errorcode);
+int PMPI_Remove_error_string(int errorcode);
+/* The hardware this process runs on, as an info object. */
+int MPI_Get_hw_resource_info(MPI_Info *hw_info);
+int PMPI_Get_hw_resource_info(MPI_Info *hw_info);
+/* The predefined value-index pair type (MPI_DOUBLE_INT ...). */
+int MPI_Type_get_value_index(MPI_Datatype value_type, MPI_Datatype index_type,
+                             MPI_Datatype *pair_type);
+int PMPI_Type_get_value_index(MPI_Datatype value_type, MPI_Datatype index_type,
+                              MPI_Datatype *pair_type);
+/* Status fields through calls (the standard ABI hides the layout). */
+int MPI_Status_get_source(const MPI_Status *status, int *source);
+int PMPI_Status_get_source(const MPI_Status *status, int *source);
+int MPI_Status_set_source(MPI_Status *status, int source);
+int PMPI_Status_set_source(MPI_Status *status, int source);
+int MPI_Status_get_tag(const MPI_Status *status, int *tag);
+int PMPI_Status_get_tag(const MPI_Status *status, int *tag);
+int MPI_Status_set_tag(MPI_Status *status, int tag);
+int PMPI_Status_set_tag(MPI_Status *status, int tag);
+int MPI_Status_get_error(const MPI_Status *status, int *error);
+int PMPI_Status_get_error(const MPI_Status *status, int *error);
+int MPI_Status_set_error(MPI_Status *status, int error);
+int PMPI_Status_set_error(MPI_Status *status, int error);
 
 /* ---- MPICH extensions -------------------------------------------------- */
 /* User-level failure mitigation and GPU-awareness queries. */
