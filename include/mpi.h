@@ -3551,6 +3551,25 @@ int MPI_File_call_errhandler(MPI_File fh, int errorcode);
 int PMPI_File_call_errhandler(MPI_File fh, int errorcode);
 
 /* ---- MPI-4.1 additions ------------------------------------------------- */
+/* Statuses of several requests, none of them freed. */
+int MPI_Request_get_status_all(int count, const MPI_Request array_of_requests[],
+                               int *flag, MPI_Status *array_of_statuses);
+int PMPI_Request_get_status_all(int count,
+                                const MPI_Request array_of_requests[],
+                                int *flag, MPI_Status *array_of_statuses);
+int MPI_Request_get_status_any(int count, const MPI_Request array_of_requests[],
+                               int *index, int *flag, MPI_Status *status);
+int PMPI_Request_get_status_any(int count,
+                                const MPI_Request array_of_requests[],
+                                int *index, int *flag, MPI_Status *status);
+int MPI_Request_get_status_some(int incount,
+                                const MPI_Request array_of_requests[],
+                                int *outcount, int array_of_indices[],
+                                MPI_Status *array_of_statuses);
+int PMPI_Request_get_status_some(int incount,
+                                 const MPI_Request array_of_requests[],
+                                 int *outcount, int array_of_indices[],
+                                 MPI_Status *array_of_statuses);
 /* Taking back what MPI_Add_error_class / _code / _string added. */
 int MPI_Remove_error_class(int errorclass);
 int PMPI_Remove_error_class(int errorclass);
