@@ -258,6 +258,9 @@ enum {
 #define MPI_ARGV_NULL ((char **)0)
 #define MPI_ARGVS_NULL ((char ***)0)
 #define MPI_ERRCODES_IGNORE ((int *)0)
+/* MPI-4.1: given to an attach call, the library allocates each buffered
+ * message's room itself.  MPICH's value. */
+#define MPI_BUFFER_AUTOMATIC ((void *)-2)
 
 /* Dist-graph weight sentinels are addresses of library objects, not
  * constants: the library compares pointers against them. */
@@ -3551,6 +3554,43 @@ int MPI_File_call_errhandler(MPI_File fh, int errorcode);
 int PMPI_File_call_errhandler(MPI_File fh, int errorcode);
 
 /* ---- MPI-4.1 additions ------------------------------------------------- */
+/* Buffered-send buffers of a communicator or a session, and flushes. */
+int MPI_Comm_attach_buffer(MPI_Comm comm, void *buffer, int size);
+int PMPI_Comm_attach_buffer(MPI_Comm comm, void *buffer, int size);
+int MPI_Comm_attach_buffer_c(MPI_Comm comm, void *buffer, MPI_Count size);
+int PMPI_Comm_attach_buffer_c(MPI_Comm comm, void *buffer, MPI_Count size);
+int MPI_Comm_detach_buffer(MPI_Comm comm, void *buffer_addr, int *size);
+int PMPI_Comm_detach_buffer(MPI_Comm comm, void *buffer_addr, int *size);
+int MPI_Comm_detach_buffer_c(MPI_Comm comm, void *buffer_addr,
+                             MPI_Count *size);
+int PMPI_Comm_detach_buffer_c(MPI_Comm comm, void *buffer_addr,
+                              MPI_Count *size);
+int MPI_Session_attach_buffer(MPI_Session session, void *buffer, int size);
+int PMPI_Session_attach_buffer(MPI_Session session, void *buffer, int size);
+int MPI_Session_attach_buffer_c(MPI_Session session, void *buffer,
+                                MPI_Count size);
+int PMPI_Session_attach_buffer_c(MPI_Session session, void *buffer,
+                                 MPI_Count size);
+int MPI_Session_detach_buffer(MPI_Session session, void *buffer_addr,
+                              int *size);
+int PMPI_Session_detach_buffer(MPI_Session session, void *buffer_addr,
+                               int *size);
+int MPI_Session_detach_buffer_c(MPI_Session session, void *buffer_addr,
+                                MPI_Count *size);
+int PMPI_Session_detach_buffer_c(MPI_Session session, void *buffer_addr,
+                                 MPI_Count *size);
+int MPI_Buffer_flush(void);
+int PMPI_Buffer_flush(void);
+int MPI_Buffer_iflush(MPI_Request *request);
+int PMPI_Buffer_iflush(MPI_Request *request);
+int MPI_Comm_flush_buffer(MPI_Comm comm);
+int PMPI_Comm_flush_buffer(MPI_Comm comm);
+int MPI_Comm_iflush_buffer(MPI_Comm comm, MPI_Request *request);
+int PMPI_Comm_iflush_buffer(MPI_Comm comm, MPI_Request *request);
+int MPI_Session_flush_buffer(MPI_Session session);
+int PMPI_Session_flush_buffer(MPI_Session session);
+int MPI_Session_iflush_buffer(MPI_Session session, MPI_Request *request);
+int PMPI_Session_iflush_buffer(MPI_Session session, MPI_Request *request);
 /* Statuses of several requests, none of them freed. */
 int MPI_Request_get_status_all(int count, const MPI_Request array_of_requests[],
                                int *flag, MPI_Status *array_of_statuses);
