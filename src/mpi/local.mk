@@ -39,6 +39,8 @@ HC_MPI_SOURCES += src/mpi/gpuquery.c
 HC_MPI_SOURCES += src/mpi/hwinfo.c
 # Buffered-send buffers of the process, sessions and communicators.
 HC_MPI_SOURCES += src/mpi/bsend_pool.c src/mpi/bsend_pool.h
+# MPI_Comm_c2f and the other handle conversions as functions (MPI-4.1).
+HC_MPI_SOURCES += src/mpi/handle_conv.c
 # The tool information interface (MPI_T): cvars, pvars, categories, events.
 HC_MPI_SOURCES += src/mpi/mpit.c src/mpi/mpit.h src/mpi/mpit_cvar.c \
 	src/mpi/mpit_pvar.c src/mpi/mpit_category.c src/mpi/mpit_event.c
