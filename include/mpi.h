@@ -28,7 +28,7 @@ extern "C" {
 #define HCMPI_VERSION "0.1.0"
 
 #define MPI_VERSION 4
-#define MPI_SUBVERSION 0
+#define MPI_SUBVERSION 1
 
 /* ---- Integer types ----------------------------------------------------- */
 
