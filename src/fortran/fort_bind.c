@@ -1561,6 +1561,36 @@ void pmpi_buffer_attach_f08ts_large_(hc_f_gfc_desc_t *buffer, MPI_Count *size,
 #pragma weak mpi_buffer_attach_f08ts_large_ = pmpi_buffer_attach_f08ts_large_
 #pragma weak pmpir_buffer_attach_f08ts_large_ = pmpi_buffer_attach_f08ts_large_
 
+void pmpi_buffer_flush_(MPI_Fint *ierr) {
+  int rc = MPI_Buffer_flush();
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_buffer_flush_ = pmpi_buffer_flush_
+#pragma weak mpi_buffer_flush = pmpi_buffer_flush_
+#pragma weak mpi_buffer_flush__ = pmpi_buffer_flush_
+#pragma weak MPI_BUFFER_FLUSH = pmpi_buffer_flush_
+#pragma weak pmpi_buffer_flush = pmpi_buffer_flush_
+#pragma weak pmpi_buffer_flush__ = pmpi_buffer_flush_
+#pragma weak PMPI_BUFFER_FLUSH = pmpi_buffer_flush_
+#pragma weak pmpi_buffer_flush_f08_ = pmpi_buffer_flush_
+#pragma weak mpi_buffer_flush_f08_ = pmpi_buffer_flush_
+#pragma weak pmpir_buffer_flush_f08_ = pmpi_buffer_flush_
+
+void pmpi_buffer_iflush_(MPI_Fint *request, MPI_Fint *ierr) {
+  int rc = MPI_Buffer_iflush(request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_buffer_iflush_ = pmpi_buffer_iflush_
+#pragma weak mpi_buffer_iflush = pmpi_buffer_iflush_
+#pragma weak mpi_buffer_iflush__ = pmpi_buffer_iflush_
+#pragma weak MPI_BUFFER_IFLUSH = pmpi_buffer_iflush_
+#pragma weak pmpi_buffer_iflush = pmpi_buffer_iflush_
+#pragma weak pmpi_buffer_iflush__ = pmpi_buffer_iflush_
+#pragma weak PMPI_BUFFER_IFLUSH = pmpi_buffer_iflush_
+#pragma weak pmpi_buffer_iflush_f08_ = pmpi_buffer_iflush_
+#pragma weak mpi_buffer_iflush_f08_ = pmpi_buffer_iflush_
+#pragma weak pmpir_buffer_iflush_f08_ = pmpi_buffer_iflush_
+
 void pmpi_cancel_(MPI_Fint *request, MPI_Fint *ierr) {
   int rc = MPI_Cancel(request);
   hc_f_err(ierr, rc);
@@ -1753,6 +1783,69 @@ void pmpi_comm_accept_(char *port_name, MPI_Fint *info, MPI_Fint *root,
 #pragma weak pmpi_comm_accept_f08_ = pmpi_comm_accept_
 #pragma weak mpi_comm_accept_f08_ = pmpi_comm_accept_
 #pragma weak pmpir_comm_accept_f08_ = pmpi_comm_accept_
+
+void pmpi_comm_attach_buffer_(MPI_Fint *comm, void *buffer, MPI_Fint *size,
+                              MPI_Fint *ierr) {
+  int rc = MPI_Comm_attach_buffer(*comm, hc_f_buf(buffer), *size);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_comm_attach_buffer_ = pmpi_comm_attach_buffer_
+#pragma weak mpi_comm_attach_buffer = pmpi_comm_attach_buffer_
+#pragma weak mpi_comm_attach_buffer__ = pmpi_comm_attach_buffer_
+#pragma weak MPI_COMM_ATTACH_BUFFER = pmpi_comm_attach_buffer_
+#pragma weak pmpi_comm_attach_buffer = pmpi_comm_attach_buffer_
+#pragma weak pmpi_comm_attach_buffer__ = pmpi_comm_attach_buffer_
+#pragma weak PMPI_COMM_ATTACH_BUFFER = pmpi_comm_attach_buffer_
+void pmpi_comm_attach_buffer_f08ts_(MPI_Fint *comm, hc_f_gfc_desc_t *buffer,
+                                    MPI_Fint *size, MPI_Fint *ierr) {
+  if (hc_f_f08ts_contiguous(buffer)) {
+    pmpi_comm_attach_buffer_(comm, hc_f_f08ts_buf(buffer), size, ierr);
+    return;
+  }
+  hc_f_section_t s[1] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "buffer", buffer, -1, 0,
+                               HC_F_SECTION_COPY | HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_comm_attach_buffer_(comm, s[0].addr, size, ierr);
+  hc_f_sections_end(s, 1, ok, "MPI_Comm_attach_buffer", HC_MPI_BIND_COMM, *comm,
+                    ierr);
+}
+#pragma weak mpi_comm_attach_buffer_f08ts_ = pmpi_comm_attach_buffer_f08ts_
+#pragma weak pmpir_comm_attach_buffer_f08ts_ = pmpi_comm_attach_buffer_f08ts_
+
+void pmpi_comm_attach_buffer_c_(MPI_Fint *comm, void *buffer, MPI_Count *size,
+                                MPI_Fint *ierr) {
+  int rc = MPI_Comm_attach_buffer_c(*comm, hc_f_buf(buffer), *size);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_comm_attach_buffer_c_ = pmpi_comm_attach_buffer_c_
+#pragma weak mpi_comm_attach_buffer_c = pmpi_comm_attach_buffer_c_
+#pragma weak mpi_comm_attach_buffer_c__ = pmpi_comm_attach_buffer_c_
+#pragma weak MPI_COMM_ATTACH_BUFFER_C = pmpi_comm_attach_buffer_c_
+#pragma weak pmpi_comm_attach_buffer_c = pmpi_comm_attach_buffer_c_
+#pragma weak pmpi_comm_attach_buffer_c__ = pmpi_comm_attach_buffer_c_
+#pragma weak PMPI_COMM_ATTACH_BUFFER_C = pmpi_comm_attach_buffer_c_
+void pmpi_comm_attach_buffer_f08ts_large_(MPI_Fint *comm,
+                                          hc_f_gfc_desc_t *buffer,
+                                          MPI_Count *size, MPI_Fint *ierr) {
+  if (hc_f_f08ts_contiguous(buffer)) {
+    pmpi_comm_attach_buffer_c_(comm, hc_f_f08ts_buf(buffer), size, ierr);
+    return;
+  }
+  hc_f_section_t s[1] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "buffer", buffer, -1, 0,
+                               HC_F_SECTION_COPY | HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_comm_attach_buffer_c_(comm, s[0].addr, size, ierr);
+  hc_f_sections_end(s, 1, ok, "MPI_Comm_attach_buffer_c", HC_MPI_BIND_COMM,
+                    *comm, ierr);
+}
+#pragma weak mpi_comm_attach_buffer_f08ts_large_ =                             \
+    pmpi_comm_attach_buffer_f08ts_large_
+#pragma weak pmpir_comm_attach_buffer_f08ts_large_ =                           \
+    pmpi_comm_attach_buffer_f08ts_large_
 
 void pmpi_comm_call_errhandler_(MPI_Fint *comm, MPI_Fint *errorcode,
                                 MPI_Fint *ierr) {
@@ -1948,6 +2041,21 @@ void pmpi_comm_dup_with_info_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *newcomm,
 #pragma weak mpi_comm_dup_with_info_f08_ = pmpi_comm_dup_with_info_
 #pragma weak pmpir_comm_dup_with_info_f08_ = pmpi_comm_dup_with_info_
 
+void pmpi_comm_flush_buffer_(MPI_Fint *comm, MPI_Fint *ierr) {
+  int rc = MPI_Comm_flush_buffer(*comm);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_comm_flush_buffer_ = pmpi_comm_flush_buffer_
+#pragma weak mpi_comm_flush_buffer = pmpi_comm_flush_buffer_
+#pragma weak mpi_comm_flush_buffer__ = pmpi_comm_flush_buffer_
+#pragma weak MPI_COMM_FLUSH_BUFFER = pmpi_comm_flush_buffer_
+#pragma weak pmpi_comm_flush_buffer = pmpi_comm_flush_buffer_
+#pragma weak pmpi_comm_flush_buffer__ = pmpi_comm_flush_buffer_
+#pragma weak PMPI_COMM_FLUSH_BUFFER = pmpi_comm_flush_buffer_
+#pragma weak pmpi_comm_flush_buffer_f08_ = pmpi_comm_flush_buffer_
+#pragma weak mpi_comm_flush_buffer_f08_ = pmpi_comm_flush_buffer_
+#pragma weak pmpir_comm_flush_buffer_f08_ = pmpi_comm_flush_buffer_
+
 void pmpi_comm_free_(MPI_Fint *comm, MPI_Fint *ierr) {
   int rc = MPI_Comm_free(comm);
   hc_f_err(ierr, rc);
@@ -2098,6 +2206,22 @@ void pmpi_comm_idup_with_info_(MPI_Fint *comm, MPI_Fint *info,
 #pragma weak pmpi_comm_idup_with_info_f08_ = pmpi_comm_idup_with_info_
 #pragma weak mpi_comm_idup_with_info_f08_ = pmpi_comm_idup_with_info_
 #pragma weak pmpir_comm_idup_with_info_f08_ = pmpi_comm_idup_with_info_
+
+void pmpi_comm_iflush_buffer_(MPI_Fint *comm, MPI_Fint *request,
+                              MPI_Fint *ierr) {
+  int rc = MPI_Comm_iflush_buffer(*comm, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_comm_iflush_buffer_ = pmpi_comm_iflush_buffer_
+#pragma weak mpi_comm_iflush_buffer = pmpi_comm_iflush_buffer_
+#pragma weak mpi_comm_iflush_buffer__ = pmpi_comm_iflush_buffer_
+#pragma weak MPI_COMM_IFLUSH_BUFFER = pmpi_comm_iflush_buffer_
+#pragma weak pmpi_comm_iflush_buffer = pmpi_comm_iflush_buffer_
+#pragma weak pmpi_comm_iflush_buffer__ = pmpi_comm_iflush_buffer_
+#pragma weak PMPI_COMM_IFLUSH_BUFFER = pmpi_comm_iflush_buffer_
+#pragma weak pmpi_comm_iflush_buffer_f08_ = pmpi_comm_iflush_buffer_
+#pragma weak mpi_comm_iflush_buffer_f08_ = pmpi_comm_iflush_buffer_
+#pragma weak pmpir_comm_iflush_buffer_f08_ = pmpi_comm_iflush_buffer_
 
 void pmpi_comm_join_(MPI_Fint *fd, MPI_Fint *intercomm, MPI_Fint *ierr) {
   int rc = MPI_Comm_join(*fd, intercomm);
@@ -5958,6 +6082,21 @@ void pmpi_get_elements_x_(MPI_Fint *status, MPI_Fint *datatype,
 #pragma weak pmpi_get_elements_x_f08_ = pmpi_get_elements_x_
 #pragma weak mpi_get_elements_x_f08_ = pmpi_get_elements_x_
 #pragma weak pmpir_get_elements_x_f08_ = pmpi_get_elements_x_
+
+void pmpi_get_hw_resource_info_(MPI_Fint *hw_info, MPI_Fint *ierr) {
+  int rc = MPI_Get_hw_resource_info(hw_info);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_get_hw_resource_info_ = pmpi_get_hw_resource_info_
+#pragma weak mpi_get_hw_resource_info = pmpi_get_hw_resource_info_
+#pragma weak mpi_get_hw_resource_info__ = pmpi_get_hw_resource_info_
+#pragma weak MPI_GET_HW_RESOURCE_INFO = pmpi_get_hw_resource_info_
+#pragma weak pmpi_get_hw_resource_info = pmpi_get_hw_resource_info_
+#pragma weak pmpi_get_hw_resource_info__ = pmpi_get_hw_resource_info_
+#pragma weak PMPI_GET_HW_RESOURCE_INFO = pmpi_get_hw_resource_info_
+#pragma weak pmpi_get_hw_resource_info_f08_ = pmpi_get_hw_resource_info_
+#pragma weak mpi_get_hw_resource_info_f08_ = pmpi_get_hw_resource_info_
+#pragma weak pmpir_get_hw_resource_info_f08_ = pmpi_get_hw_resource_info_
 
 void pmpi_get_library_version_(char *version, MPI_Fint *resultlen,
                                MPI_Fint *ierr, size_t version_len) {
@@ -11482,6 +11621,51 @@ void pmpi_reduce_scatter_init_f08ts_large_(hc_f_gfc_desc_t *sendbuf,
 #pragma weak pmpir_reduce_scatter_init_f08ts_large_ =                          \
     pmpi_reduce_scatter_init_f08ts_large_
 
+void pmpi_remove_error_class_(MPI_Fint *errorclass, MPI_Fint *ierr) {
+  int rc = MPI_Remove_error_class(*errorclass);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_remove_error_class_ = pmpi_remove_error_class_
+#pragma weak mpi_remove_error_class = pmpi_remove_error_class_
+#pragma weak mpi_remove_error_class__ = pmpi_remove_error_class_
+#pragma weak MPI_REMOVE_ERROR_CLASS = pmpi_remove_error_class_
+#pragma weak pmpi_remove_error_class = pmpi_remove_error_class_
+#pragma weak pmpi_remove_error_class__ = pmpi_remove_error_class_
+#pragma weak PMPI_REMOVE_ERROR_CLASS = pmpi_remove_error_class_
+#pragma weak pmpi_remove_error_class_f08_ = pmpi_remove_error_class_
+#pragma weak mpi_remove_error_class_f08_ = pmpi_remove_error_class_
+#pragma weak pmpir_remove_error_class_f08_ = pmpi_remove_error_class_
+
+void pmpi_remove_error_code_(MPI_Fint *errorcode, MPI_Fint *ierr) {
+  int rc = MPI_Remove_error_code(*errorcode);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_remove_error_code_ = pmpi_remove_error_code_
+#pragma weak mpi_remove_error_code = pmpi_remove_error_code_
+#pragma weak mpi_remove_error_code__ = pmpi_remove_error_code_
+#pragma weak MPI_REMOVE_ERROR_CODE = pmpi_remove_error_code_
+#pragma weak pmpi_remove_error_code = pmpi_remove_error_code_
+#pragma weak pmpi_remove_error_code__ = pmpi_remove_error_code_
+#pragma weak PMPI_REMOVE_ERROR_CODE = pmpi_remove_error_code_
+#pragma weak pmpi_remove_error_code_f08_ = pmpi_remove_error_code_
+#pragma weak mpi_remove_error_code_f08_ = pmpi_remove_error_code_
+#pragma weak pmpir_remove_error_code_f08_ = pmpi_remove_error_code_
+
+void pmpi_remove_error_string_(MPI_Fint *errorcode, MPI_Fint *ierr) {
+  int rc = MPI_Remove_error_string(*errorcode);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_remove_error_string_ = pmpi_remove_error_string_
+#pragma weak mpi_remove_error_string = pmpi_remove_error_string_
+#pragma weak mpi_remove_error_string__ = pmpi_remove_error_string_
+#pragma weak MPI_REMOVE_ERROR_STRING = pmpi_remove_error_string_
+#pragma weak pmpi_remove_error_string = pmpi_remove_error_string_
+#pragma weak pmpi_remove_error_string__ = pmpi_remove_error_string_
+#pragma weak PMPI_REMOVE_ERROR_STRING = pmpi_remove_error_string_
+#pragma weak pmpi_remove_error_string_f08_ = pmpi_remove_error_string_
+#pragma weak mpi_remove_error_string_f08_ = pmpi_remove_error_string_
+#pragma weak pmpir_remove_error_string_f08_ = pmpi_remove_error_string_
+
 void pmpi_request_free_(MPI_Fint *request, MPI_Fint *ierr) {
   int rc = MPI_Request_free(request);
   hc_f_err(ierr, rc);
@@ -11516,6 +11700,74 @@ void pmpi_request_get_status_(MPI_Fint *request, MPI_Fint *flag,
 #pragma weak pmpi_request_get_status_f08_ = pmpi_request_get_status_
 #pragma weak mpi_request_get_status_f08_ = pmpi_request_get_status_
 #pragma weak pmpir_request_get_status_f08_ = pmpi_request_get_status_
+
+void pmpi_request_get_status_all_(MPI_Fint *count, MPI_Fint *array_of_requests,
+                                  MPI_Fint *flag, MPI_Fint *array_of_statuses,
+                                  MPI_Fint *ierr) {
+  int flag_c = 0;
+  int rc = MPI_Request_get_status_all(*count, array_of_requests, &flag_c,
+                                      hc_f_statuses(array_of_statuses));
+  if (rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS) {
+    *flag = hc_f_logical(flag_c);
+  }
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_request_get_status_all_ = pmpi_request_get_status_all_
+#pragma weak mpi_request_get_status_all = pmpi_request_get_status_all_
+#pragma weak mpi_request_get_status_all__ = pmpi_request_get_status_all_
+#pragma weak MPI_REQUEST_GET_STATUS_ALL = pmpi_request_get_status_all_
+#pragma weak pmpi_request_get_status_all = pmpi_request_get_status_all_
+#pragma weak pmpi_request_get_status_all__ = pmpi_request_get_status_all_
+#pragma weak PMPI_REQUEST_GET_STATUS_ALL = pmpi_request_get_status_all_
+#pragma weak pmpi_request_get_status_all_f08_ = pmpi_request_get_status_all_
+#pragma weak mpi_request_get_status_all_f08_ = pmpi_request_get_status_all_
+#pragma weak pmpir_request_get_status_all_f08_ = pmpi_request_get_status_all_
+
+void pmpi_request_get_status_any_(MPI_Fint *count, MPI_Fint *array_of_requests,
+                                  MPI_Fint *index, MPI_Fint *flag,
+                                  MPI_Fint *status, MPI_Fint *ierr) {
+  int index_c = MPI_UNDEFINED;
+  int flag_c = 0;
+  int rc = MPI_Request_get_status_any(*count, array_of_requests, &index_c,
+                                      &flag_c, hc_f_status(status));
+  if (rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS) {
+    *index = hc_f_index(index_c);
+    *flag = hc_f_logical(flag_c);
+  }
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_request_get_status_any_ = pmpi_request_get_status_any_
+#pragma weak mpi_request_get_status_any = pmpi_request_get_status_any_
+#pragma weak mpi_request_get_status_any__ = pmpi_request_get_status_any_
+#pragma weak MPI_REQUEST_GET_STATUS_ANY = pmpi_request_get_status_any_
+#pragma weak pmpi_request_get_status_any = pmpi_request_get_status_any_
+#pragma weak pmpi_request_get_status_any__ = pmpi_request_get_status_any_
+#pragma weak PMPI_REQUEST_GET_STATUS_ANY = pmpi_request_get_status_any_
+#pragma weak pmpi_request_get_status_any_f08_ = pmpi_request_get_status_any_
+#pragma weak mpi_request_get_status_any_f08_ = pmpi_request_get_status_any_
+#pragma weak pmpir_request_get_status_any_f08_ = pmpi_request_get_status_any_
+
+void pmpi_request_get_status_some_(
+    MPI_Fint *incount, MPI_Fint *array_of_requests, MPI_Fint *outcount,
+    MPI_Fint *array_of_indices, MPI_Fint *array_of_statuses, MPI_Fint *ierr) {
+  int rc = MPI_Request_get_status_some(*incount, array_of_requests, outcount,
+                                       array_of_indices,
+                                       hc_f_statuses(array_of_statuses));
+  if (rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS) {
+    hc_f_indices(array_of_indices, *outcount);
+  }
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_request_get_status_some_ = pmpi_request_get_status_some_
+#pragma weak mpi_request_get_status_some = pmpi_request_get_status_some_
+#pragma weak mpi_request_get_status_some__ = pmpi_request_get_status_some_
+#pragma weak MPI_REQUEST_GET_STATUS_SOME = pmpi_request_get_status_some_
+#pragma weak pmpi_request_get_status_some = pmpi_request_get_status_some_
+#pragma weak pmpi_request_get_status_some__ = pmpi_request_get_status_some_
+#pragma weak PMPI_REQUEST_GET_STATUS_SOME = pmpi_request_get_status_some_
+#pragma weak pmpi_request_get_status_some_f08_ = pmpi_request_get_status_some_
+#pragma weak mpi_request_get_status_some_f08_ = pmpi_request_get_status_some_
+#pragma weak pmpir_request_get_status_some_f08_ = pmpi_request_get_status_some_
 
 void pmpi_rget_(void *origin_addr, MPI_Fint *origin_count,
                 MPI_Fint *origin_datatype, MPI_Fint *target_rank,
@@ -12707,6 +12959,72 @@ void pmpi_sendrecv_replace_f08ts_large_(hc_f_gfc_desc_t *buf, MPI_Count *count,
 #pragma weak pmpir_sendrecv_replace_f08ts_large_ =                             \
     pmpi_sendrecv_replace_f08ts_large_
 
+void pmpi_session_attach_buffer_(MPI_Fint *session, void *buffer,
+                                 MPI_Fint *size, MPI_Fint *ierr) {
+  int rc = MPI_Session_attach_buffer(*session, hc_f_buf(buffer), *size);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_session_attach_buffer_ = pmpi_session_attach_buffer_
+#pragma weak mpi_session_attach_buffer = pmpi_session_attach_buffer_
+#pragma weak mpi_session_attach_buffer__ = pmpi_session_attach_buffer_
+#pragma weak MPI_SESSION_ATTACH_BUFFER = pmpi_session_attach_buffer_
+#pragma weak pmpi_session_attach_buffer = pmpi_session_attach_buffer_
+#pragma weak pmpi_session_attach_buffer__ = pmpi_session_attach_buffer_
+#pragma weak PMPI_SESSION_ATTACH_BUFFER = pmpi_session_attach_buffer_
+void pmpi_session_attach_buffer_f08ts_(MPI_Fint *session,
+                                       hc_f_gfc_desc_t *buffer, MPI_Fint *size,
+                                       MPI_Fint *ierr) {
+  if (hc_f_f08ts_contiguous(buffer)) {
+    pmpi_session_attach_buffer_(session, hc_f_f08ts_buf(buffer), size, ierr);
+    return;
+  }
+  hc_f_section_t s[1] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "buffer", buffer, -1, 0,
+                               HC_F_SECTION_COPY | HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_session_attach_buffer_(session, s[0].addr, size, ierr);
+  hc_f_sections_end(s, 1, ok, "MPI_Session_attach_buffer", HC_MPI_BIND_SESSION,
+                    *session, ierr);
+}
+#pragma weak mpi_session_attach_buffer_f08ts_ =                                \
+    pmpi_session_attach_buffer_f08ts_
+#pragma weak pmpir_session_attach_buffer_f08ts_ =                              \
+    pmpi_session_attach_buffer_f08ts_
+
+void pmpi_session_attach_buffer_c_(MPI_Fint *session, void *buffer,
+                                   MPI_Count *size, MPI_Fint *ierr) {
+  int rc = MPI_Session_attach_buffer_c(*session, hc_f_buf(buffer), *size);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_session_attach_buffer_c_ = pmpi_session_attach_buffer_c_
+#pragma weak mpi_session_attach_buffer_c = pmpi_session_attach_buffer_c_
+#pragma weak mpi_session_attach_buffer_c__ = pmpi_session_attach_buffer_c_
+#pragma weak MPI_SESSION_ATTACH_BUFFER_C = pmpi_session_attach_buffer_c_
+#pragma weak pmpi_session_attach_buffer_c = pmpi_session_attach_buffer_c_
+#pragma weak pmpi_session_attach_buffer_c__ = pmpi_session_attach_buffer_c_
+#pragma weak PMPI_SESSION_ATTACH_BUFFER_C = pmpi_session_attach_buffer_c_
+void pmpi_session_attach_buffer_f08ts_large_(MPI_Fint *session,
+                                             hc_f_gfc_desc_t *buffer,
+                                             MPI_Count *size, MPI_Fint *ierr) {
+  if (hc_f_f08ts_contiguous(buffer)) {
+    pmpi_session_attach_buffer_c_(session, hc_f_f08ts_buf(buffer), size, ierr);
+    return;
+  }
+  hc_f_section_t s[1] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "buffer", buffer, -1, 0,
+                               HC_F_SECTION_COPY | HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_session_attach_buffer_c_(session, s[0].addr, size, ierr);
+  hc_f_sections_end(s, 1, ok, "MPI_Session_attach_buffer_c",
+                    HC_MPI_BIND_SESSION, *session, ierr);
+}
+#pragma weak mpi_session_attach_buffer_f08ts_large_ =                          \
+    pmpi_session_attach_buffer_f08ts_large_
+#pragma weak pmpir_session_attach_buffer_f08ts_large_ =                        \
+    pmpi_session_attach_buffer_f08ts_large_
+
 void pmpi_session_call_errhandler_(MPI_Fint *session, MPI_Fint *errorcode,
                                    MPI_Fint *ierr) {
   int rc = MPI_Session_call_errhandler(*session, *errorcode);
@@ -12757,6 +13075,21 @@ void pmpi_session_finalize_(MPI_Fint *session, MPI_Fint *ierr) {
 #pragma weak pmpi_session_finalize_f08_ = pmpi_session_finalize_
 #pragma weak mpi_session_finalize_f08_ = pmpi_session_finalize_
 #pragma weak pmpir_session_finalize_f08_ = pmpi_session_finalize_
+
+void pmpi_session_flush_buffer_(MPI_Fint *session, MPI_Fint *ierr) {
+  int rc = MPI_Session_flush_buffer(*session);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_session_flush_buffer_ = pmpi_session_flush_buffer_
+#pragma weak mpi_session_flush_buffer = pmpi_session_flush_buffer_
+#pragma weak mpi_session_flush_buffer__ = pmpi_session_flush_buffer_
+#pragma weak MPI_SESSION_FLUSH_BUFFER = pmpi_session_flush_buffer_
+#pragma weak pmpi_session_flush_buffer = pmpi_session_flush_buffer_
+#pragma weak pmpi_session_flush_buffer__ = pmpi_session_flush_buffer_
+#pragma weak PMPI_SESSION_FLUSH_BUFFER = pmpi_session_flush_buffer_
+#pragma weak pmpi_session_flush_buffer_f08_ = pmpi_session_flush_buffer_
+#pragma weak mpi_session_flush_buffer_f08_ = pmpi_session_flush_buffer_
+#pragma weak pmpir_session_flush_buffer_f08_ = pmpi_session_flush_buffer_
 
 void pmpi_session_get_errhandler_(MPI_Fint *session, MPI_Fint *errhandler,
                                   MPI_Fint *ierr) {
@@ -12830,6 +13163,22 @@ void pmpi_session_get_pset_info_(MPI_Fint *session, char *pset_name,
 #pragma weak pmpi_session_get_pset_info_f08_ = pmpi_session_get_pset_info_
 #pragma weak mpi_session_get_pset_info_f08_ = pmpi_session_get_pset_info_
 #pragma weak pmpir_session_get_pset_info_f08_ = pmpi_session_get_pset_info_
+
+void pmpi_session_iflush_buffer_(MPI_Fint *session, MPI_Fint *request,
+                                 MPI_Fint *ierr) {
+  int rc = MPI_Session_iflush_buffer(*session, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_session_iflush_buffer_ = pmpi_session_iflush_buffer_
+#pragma weak mpi_session_iflush_buffer = pmpi_session_iflush_buffer_
+#pragma weak mpi_session_iflush_buffer__ = pmpi_session_iflush_buffer_
+#pragma weak MPI_SESSION_IFLUSH_BUFFER = pmpi_session_iflush_buffer_
+#pragma weak pmpi_session_iflush_buffer = pmpi_session_iflush_buffer_
+#pragma weak pmpi_session_iflush_buffer__ = pmpi_session_iflush_buffer_
+#pragma weak PMPI_SESSION_IFLUSH_BUFFER = pmpi_session_iflush_buffer_
+#pragma weak pmpi_session_iflush_buffer_f08_ = pmpi_session_iflush_buffer_
+#pragma weak mpi_session_iflush_buffer_f08_ = pmpi_session_iflush_buffer_
+#pragma weak pmpir_session_iflush_buffer_f08_ = pmpi_session_iflush_buffer_
 
 void pmpi_session_init_(MPI_Fint *info, MPI_Fint *errhandler, MPI_Fint *session,
                         MPI_Fint *ierr) {
@@ -13025,6 +13374,52 @@ void pmpi_startall_(MPI_Fint *count, MPI_Fint *array_of_requests,
 #pragma weak mpi_startall_f08_ = pmpi_startall_
 #pragma weak pmpir_startall_f08_ = pmpi_startall_
 
+void pmpi_status_get_error_(MPI_Fint *status, MPI_Fint *error, MPI_Fint *ierr) {
+  int rc = MPI_Status_get_error(hc_f_status(status), error);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_status_get_error_ = pmpi_status_get_error_
+#pragma weak mpi_status_get_error = pmpi_status_get_error_
+#pragma weak mpi_status_get_error__ = pmpi_status_get_error_
+#pragma weak MPI_STATUS_GET_ERROR = pmpi_status_get_error_
+#pragma weak pmpi_status_get_error = pmpi_status_get_error_
+#pragma weak pmpi_status_get_error__ = pmpi_status_get_error_
+#pragma weak PMPI_STATUS_GET_ERROR = pmpi_status_get_error_
+#pragma weak pmpi_status_get_error_f08_ = pmpi_status_get_error_
+#pragma weak mpi_status_get_error_f08_ = pmpi_status_get_error_
+#pragma weak pmpir_status_get_error_f08_ = pmpi_status_get_error_
+
+void pmpi_status_get_source_(MPI_Fint *status, MPI_Fint *source,
+                             MPI_Fint *ierr) {
+  int rc = MPI_Status_get_source(hc_f_status(status), source);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_status_get_source_ = pmpi_status_get_source_
+#pragma weak mpi_status_get_source = pmpi_status_get_source_
+#pragma weak mpi_status_get_source__ = pmpi_status_get_source_
+#pragma weak MPI_STATUS_GET_SOURCE = pmpi_status_get_source_
+#pragma weak pmpi_status_get_source = pmpi_status_get_source_
+#pragma weak pmpi_status_get_source__ = pmpi_status_get_source_
+#pragma weak PMPI_STATUS_GET_SOURCE = pmpi_status_get_source_
+#pragma weak pmpi_status_get_source_f08_ = pmpi_status_get_source_
+#pragma weak mpi_status_get_source_f08_ = pmpi_status_get_source_
+#pragma weak pmpir_status_get_source_f08_ = pmpi_status_get_source_
+
+void pmpi_status_get_tag_(MPI_Fint *status, MPI_Fint *tag, MPI_Fint *ierr) {
+  int rc = MPI_Status_get_tag(hc_f_status(status), tag);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_status_get_tag_ = pmpi_status_get_tag_
+#pragma weak mpi_status_get_tag = pmpi_status_get_tag_
+#pragma weak mpi_status_get_tag__ = pmpi_status_get_tag_
+#pragma weak MPI_STATUS_GET_TAG = pmpi_status_get_tag_
+#pragma weak pmpi_status_get_tag = pmpi_status_get_tag_
+#pragma weak pmpi_status_get_tag__ = pmpi_status_get_tag_
+#pragma weak PMPI_STATUS_GET_TAG = pmpi_status_get_tag_
+#pragma weak pmpi_status_get_tag_f08_ = pmpi_status_get_tag_
+#pragma weak mpi_status_get_tag_f08_ = pmpi_status_get_tag_
+#pragma weak pmpir_status_get_tag_f08_ = pmpi_status_get_tag_
+
 void pmpi_status_set_cancelled_(MPI_Fint *status, MPI_Fint *flag,
                                 MPI_Fint *ierr) {
   int rc = MPI_Status_set_cancelled((MPI_Status *)status, (*flag != 0));
@@ -13072,6 +13467,52 @@ void pmpi_status_set_elements_x_(MPI_Fint *status, MPI_Fint *datatype,
 #pragma weak pmpi_status_set_elements_x_f08_ = pmpi_status_set_elements_x_
 #pragma weak mpi_status_set_elements_x_f08_ = pmpi_status_set_elements_x_
 #pragma weak pmpir_status_set_elements_x_f08_ = pmpi_status_set_elements_x_
+
+void pmpi_status_set_error_(MPI_Fint *status, MPI_Fint *error, MPI_Fint *ierr) {
+  int rc = MPI_Status_set_error(hc_f_status(status), *error);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_status_set_error_ = pmpi_status_set_error_
+#pragma weak mpi_status_set_error = pmpi_status_set_error_
+#pragma weak mpi_status_set_error__ = pmpi_status_set_error_
+#pragma weak MPI_STATUS_SET_ERROR = pmpi_status_set_error_
+#pragma weak pmpi_status_set_error = pmpi_status_set_error_
+#pragma weak pmpi_status_set_error__ = pmpi_status_set_error_
+#pragma weak PMPI_STATUS_SET_ERROR = pmpi_status_set_error_
+#pragma weak pmpi_status_set_error_f08_ = pmpi_status_set_error_
+#pragma weak mpi_status_set_error_f08_ = pmpi_status_set_error_
+#pragma weak pmpir_status_set_error_f08_ = pmpi_status_set_error_
+
+void pmpi_status_set_source_(MPI_Fint *status, MPI_Fint *source,
+                             MPI_Fint *ierr) {
+  int rc = MPI_Status_set_source(hc_f_status(status), *source);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_status_set_source_ = pmpi_status_set_source_
+#pragma weak mpi_status_set_source = pmpi_status_set_source_
+#pragma weak mpi_status_set_source__ = pmpi_status_set_source_
+#pragma weak MPI_STATUS_SET_SOURCE = pmpi_status_set_source_
+#pragma weak pmpi_status_set_source = pmpi_status_set_source_
+#pragma weak pmpi_status_set_source__ = pmpi_status_set_source_
+#pragma weak PMPI_STATUS_SET_SOURCE = pmpi_status_set_source_
+#pragma weak pmpi_status_set_source_f08_ = pmpi_status_set_source_
+#pragma weak mpi_status_set_source_f08_ = pmpi_status_set_source_
+#pragma weak pmpir_status_set_source_f08_ = pmpi_status_set_source_
+
+void pmpi_status_set_tag_(MPI_Fint *status, MPI_Fint *tag, MPI_Fint *ierr) {
+  int rc = MPI_Status_set_tag(hc_f_status(status), *tag);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_status_set_tag_ = pmpi_status_set_tag_
+#pragma weak mpi_status_set_tag = pmpi_status_set_tag_
+#pragma weak mpi_status_set_tag__ = pmpi_status_set_tag_
+#pragma weak MPI_STATUS_SET_TAG = pmpi_status_set_tag_
+#pragma weak pmpi_status_set_tag = pmpi_status_set_tag_
+#pragma weak pmpi_status_set_tag__ = pmpi_status_set_tag_
+#pragma weak PMPI_STATUS_SET_TAG = pmpi_status_set_tag_
+#pragma weak pmpi_status_set_tag_f08_ = pmpi_status_set_tag_
+#pragma weak mpi_status_set_tag_f08_ = pmpi_status_set_tag_
+#pragma weak pmpir_status_set_tag_f08_ = pmpi_status_set_tag_
 
 void pmpi_test_(MPI_Fint *request, MPI_Fint *flag, MPI_Fint *status,
                 MPI_Fint *ierr) {
@@ -13898,6 +14339,22 @@ void pmpi_type_get_true_extent_x_(MPI_Fint *datatype, MPI_Count *true_lb,
 #pragma weak pmpi_type_get_true_extent_x_f08_ = pmpi_type_get_true_extent_x_
 #pragma weak mpi_type_get_true_extent_x_f08_ = pmpi_type_get_true_extent_x_
 #pragma weak pmpir_type_get_true_extent_x_f08_ = pmpi_type_get_true_extent_x_
+
+void pmpi_type_get_value_index_(MPI_Fint *value_type, MPI_Fint *index_type,
+                                MPI_Fint *pair_type, MPI_Fint *ierr) {
+  int rc = MPI_Type_get_value_index(*value_type, *index_type, pair_type);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_type_get_value_index_ = pmpi_type_get_value_index_
+#pragma weak mpi_type_get_value_index = pmpi_type_get_value_index_
+#pragma weak mpi_type_get_value_index__ = pmpi_type_get_value_index_
+#pragma weak MPI_TYPE_GET_VALUE_INDEX = pmpi_type_get_value_index_
+#pragma weak pmpi_type_get_value_index = pmpi_type_get_value_index_
+#pragma weak pmpi_type_get_value_index__ = pmpi_type_get_value_index_
+#pragma weak PMPI_TYPE_GET_VALUE_INDEX = pmpi_type_get_value_index_
+#pragma weak pmpi_type_get_value_index_f08_ = pmpi_type_get_value_index_
+#pragma weak mpi_type_get_value_index_f08_ = pmpi_type_get_value_index_
+#pragma weak pmpir_type_get_value_index_f08_ = pmpi_type_get_value_index_
 
 void pmpi_type_indexed_(MPI_Fint *count, MPI_Fint *array_of_blocklengths,
                         MPI_Fint *array_of_displacements, MPI_Fint *oldtype,

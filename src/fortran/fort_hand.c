@@ -61,6 +61,54 @@ void pmpi_buffer_detach_c_(void *buffer_addr, MPI_Count *size,
   hc_f_err(ierr, rc);
 }
 
+/* MPI-4.1's detach of a communicator's or a session's buffer: as
+ * MPI_Buffer_detach, the buffer is only released. */
+void pmpi_comm_detach_buffer_(MPI_Fint *comm, void *buffer_addr, MPI_Fint *size,
+                              MPI_Fint *ierr) {
+  void *c_addr = NULL;
+  int c_size = 0;
+  (void)buffer_addr;
+  int rc = MPI_Comm_detach_buffer(MPI_Comm_f2c(*comm), &c_addr, &c_size);
+  if (rc == MPI_SUCCESS)
+    *size = c_size;
+  hc_f_err(ierr, rc);
+}
+
+void pmpi_comm_detach_buffer_c_(MPI_Fint *comm, void *buffer_addr,
+                                MPI_Count *size, MPI_Fint *ierr) {
+  void *c_addr = NULL;
+  MPI_Count c_size = 0;
+  (void)buffer_addr;
+  int rc = MPI_Comm_detach_buffer_c(MPI_Comm_f2c(*comm), &c_addr, &c_size);
+  if (rc == MPI_SUCCESS)
+    *size = c_size;
+  hc_f_err(ierr, rc);
+}
+
+void pmpi_session_detach_buffer_(MPI_Fint *session, void *buffer_addr,
+                                 MPI_Fint *size, MPI_Fint *ierr) {
+  void *c_addr = NULL;
+  int c_size = 0;
+  (void)buffer_addr;
+  int rc =
+      MPI_Session_detach_buffer(MPI_Session_f2c(*session), &c_addr, &c_size);
+  if (rc == MPI_SUCCESS)
+    *size = c_size;
+  hc_f_err(ierr, rc);
+}
+
+void pmpi_session_detach_buffer_c_(MPI_Fint *session, void *buffer_addr,
+                                   MPI_Count *size, MPI_Fint *ierr) {
+  void *c_addr = NULL;
+  MPI_Count c_size = 0;
+  (void)buffer_addr;
+  int rc =
+      MPI_Session_detach_buffer_c(MPI_Session_f2c(*session), &c_addr, &c_size);
+  if (rc == MPI_SUCCESS)
+    *size = c_size;
+  hc_f_err(ierr, rc);
+}
+
 /* Predefined keys are even in Fortran (one more than C's); their C values
  * point at ints.  Other attributes come through binding_attr.h, which
  * knows the language that set each (a Fortran value reads back as that
