@@ -529,6 +529,12 @@ def write_conv(cc):
         if null in nulls:
             out += ['  if (h == %s) /* MPICH\'s %s */' % (hex(nulls[null]), null),
                     '    return %s;' % null]
+        if h == 'Datatype':
+            # MPICH's pair types (MPI_FLOAT_INT ... MPI_LONG_DOUBLE_INT) are
+            # direct handles, 0x8c00000N, which hc_abi_handle_out's fast
+            # path would pass through as libhcmpi's own types.
+            out += ['  if ((uint32_t)h - 0x8c000000u < 16u) /* MPICH\'s pair types */',
+                    '    return (%s)hc_abi_handle_out_slow(%s, h);' % (t, kind)]
         if predefined.get(h, 0) <= 1 and null in nulls:
             # The null is the kind's only predefined handle, so every other
             # value is libhcmpi's own (a request completed at once too).
