@@ -8,6 +8,8 @@
  * with the data intact.  Over null and inactive requests alone, _any
  * gives flag true and MPI_UNDEFINED, _some MPI_UNDEFINED, _all flag true
  * with empty statuses.  An invalid handle is MPI_ERR_REQUEST. */
+#include <stdint.h>
+
 #include "mpitest.h"
 
 #define RG_N 4
@@ -101,7 +103,7 @@ static void rg_errors(void)
 {
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
-    MPI_Request bad[2] = {MPI_REQUEST_NULL, (MPI_Request)0x12345};
+    MPI_Request bad[2] = {MPI_REQUEST_NULL, (MPI_Request)(intptr_t)0x12345};
     int flag, index, outcount, indices[2];
     int rc = MPI_Request_get_status_any(2, bad, &index, &flag, MPI_STATUS_IGNORE);
     CHECK(mt_class(rc) == MPI_ERR_REQUEST, "any, bad handle: %s", mt_errstr(rc));
