@@ -1002,6 +1002,24 @@ static int req_peek_args(const char *fn, req_vec_t *v, int count,
   return req_vec_init(fn, v, count, (MPI_Request *)(uintptr_t)handles);
 }
 
+/* req_peek of a ready request for an array call: when it tells an
+ * outcome (complete, or a poll_fn failure), that goes into status and is
+ * noted in fails (req_note, which raises on the request's communicator
+ * later); returns whether it told one. */
+static int req_peek_noted(req_failures_t *fails, hc_mpi_request_t *r,
+                          MPI_Status *status) {
+  int done = 0, poll_failed = 0;
+  int code = req_peek(r, &done, status, &poll_failed);
+  if (!done && !poll_failed)
+    return 0;
+  int owned = r->greq && hc_mpi_greq_raises_own(r);
+  hc_mpi_comm_t *comm = owned || r->greq ? NULL : r->comm;
+  if (comm)
+    hc_mpi_comm_retain(comm);
+  (void)req_note(fails, code, comm, owned, status);
+  return 1;
+}
+
 /* Complete: every active request of v, each status (of all count) filled;
  * a null or inactive request gets the empty status.  Incomplete: flag 0
  * and no status written. */
@@ -1027,17 +1045,10 @@ int PMPI_Request_get_status_all(int count,
   for (int i = 0; i < count && *flag; i++) {
     hc_mpi_request_t *r = v.reqs[i];
     MPI_Status *status = req_status_at(array_of_statuses, i);
-    if (!req_is_active(r)) {
+    if (!req_is_active(r))
       hc_mpi_status_empty(status);
-      continue;
-    }
-    int done = 0, poll_failed = 0;
-    int code = req_peek(r, &done, status, &poll_failed);
-    int owned = r->greq && hc_mpi_greq_raises_own(r);
-    hc_mpi_comm_t *comm = owned || r->greq ? NULL : r->comm;
-    if (comm)
-      hc_mpi_comm_retain(comm);
-    (void)req_note(&fails, code, comm, owned, status);
+    else
+      (void)req_peek_noted(&fails, r, status);
   }
   req_vec_fini(&v);
   return req_failures_raise(fn, &fails);
@@ -1107,17 +1118,8 @@ int PMPI_Request_get_status_some(int incount,
     hc_mpi_request_t *r = v.reqs[i];
     if (!req_is_active(r) || !req_is_ready(r))
       continue;
-    MPI_Status *status = req_status_at(array_of_statuses, n);
-    int done = 0, poll_failed = 0;
-    int code = req_peek(r, &done, status, &poll_failed);
-    if (!done && !poll_failed)
-      continue;
-    int owned = r->greq && hc_mpi_greq_raises_own(r);
-    hc_mpi_comm_t *comm = owned || r->greq ? NULL : r->comm;
-    if (comm)
-      hc_mpi_comm_retain(comm);
-    (void)req_note(&fails, code, comm, owned, status);
-    array_of_indices[n++] = i;
+    if (req_peek_noted(&fails, r, req_status_at(array_of_statuses, n)))
+      array_of_indices[n++] = i;
   }
   *outcount = req_vec_any_active(&v) ? n : MPI_UNDEFINED;
   req_vec_fini(&v);
