@@ -521,7 +521,8 @@ def write_c(calls):
 # ---- MPICH's mpi_f08 entry points ------------------------------------------
 # A program compiled with MPICH's `use mpi_f08`, and one compiled with ours,
 # calls mpi_x_f08_ (or mpi_x_f08ts_ when x has a choice buffer,
-# mpi_x_f08[ts]_large_ for the MPI_COUNT_KIND form).  Handles, statuses,
+# mpi_x_f08[ts]_large_ for the MPI_COUNT_KIND form, mpi_x_c_f08[ts]_ from
+# MPICH 4.2 on).  Handles, statuses,
 # LOGICALs, strings and the OPTIONAL ierror arrive as they do in mpif.h's
 # binding, so those names are aliases of pmpi_x_; a choice buffer arrives
 # as gfortran's descriptor of an assumed-rank array.  A contiguous one
@@ -700,12 +701,18 @@ def f08_entry(call, args, names, hdr):
         target = 'p%s_' % f08
     else:
         out.append('#pragma weak p%s_ = %s' % (f08, target))
-    out.append('#pragma weak %s_ = %s' % (f08, target))
-    # What MPICH's pmpi_f08 module calls.
-    if f08.startswith('mpix_'):
-        out.append('#pragma weak pmpixr_%s_ = %s' % (f08[5:], target))
-    else:
-        out.append('#pragma weak pmpir_%s_ = %s' % (f08[4:], target))
+    # MPICH 4.2 renamed the large forms mpi_x_c_f08[ts]_ (4.0 and 4.1:
+    # mpi_x_f08[ts]_large_); a program built with either module links.
+    names = [f08]
+    if large:
+        names.append('%s_c_f08%s' % (c_name(base).lower(), 'ts' if ts else ''))
+    for name in names:
+        out.append('#pragma weak %s_ = %s' % (name, target))
+        # What MPICH's pmpi_f08 module calls.
+        if name.startswith('mpix_'):
+            out.append('#pragma weak pmpixr_%s_ = %s' % (name[5:], target))
+        else:
+            out.append('#pragma weak pmpir_%s_ = %s' % (name[4:], target))
     # MPICH's mpi_f08 binds MPIX_Delete_error_* under MPI_ names.
     if base.startswith('X_Delete_error_'):
         out.append('#pragma weak mpi_%s_ = %s' % (f08[5:], target))

@@ -242,6 +242,8 @@
 #pragma weak pmpi_register_datarep_f08_large_ = pmpi_register_datarep_c_
 #pragma weak mpi_register_datarep_f08_large_ = pmpi_register_datarep_c_
 #pragma weak pmpir_register_datarep_f08_large_ = pmpi_register_datarep_c_
+#pragma weak mpi_register_datarep_c_f08_ = pmpi_register_datarep_c_
+#pragma weak pmpir_register_datarep_c_f08_ = pmpi_register_datarep_c_
 #pragma weak mpi_aint_add_ = pmpi_aint_add_
 #pragma weak mpi_aint_add = pmpi_aint_add_
 #pragma weak mpi_aint_add__ = pmpi_aint_add_

@@ -258,6 +258,14 @@ void pmpi_session_detach_buffer_(MPI_Fint *session, void *buffer_addr,
                                  MPI_Fint *size, MPI_Fint *ierr);
 void pmpi_session_detach_buffer_c_(MPI_Fint *session, void *buffer_addr,
                                    MPI_Count *size, MPI_Fint *ierr);
+void pmpi_comm_detach_buffer_f08_(MPI_Fint *comm, void **buffer_addr,
+                                  MPI_Fint *size, MPI_Fint *ierr);
+void pmpi_comm_detach_buffer_c_f08_(MPI_Fint *comm, void **buffer_addr,
+                                    MPI_Count *size, MPI_Fint *ierr);
+void pmpi_session_detach_buffer_f08_(MPI_Fint *session, void **buffer_addr,
+                                     MPI_Fint *size, MPI_Fint *ierr);
+void pmpi_session_detach_buffer_c_f08_(MPI_Fint *session, void **buffer_addr,
+                                       MPI_Count *size, MPI_Fint *ierr);
 void pmpi_comm_get_attr_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Aint *val,
                          MPI_Fint *flag, MPI_Fint *ierr);
 void pmpi_comm_set_attr_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Aint *val,
