@@ -28,7 +28,7 @@ extern "C" {
 #define HCMPI_VERSION "0.1.0"
 
 #define MPI_VERSION 4
-#define MPI_SUBVERSION 0
+#define MPI_SUBVERSION 1
 
 /* ---- Integer types ----------------------------------------------------- */
 
@@ -258,6 +258,9 @@ enum {
 #define MPI_ARGV_NULL ((char **)0)
 #define MPI_ARGVS_NULL ((char ***)0)
 #define MPI_ERRCODES_IGNORE ((int *)0)
+/* MPI-4.1: given to an attach call, the library allocates each buffered
+ * message's room itself.  MPICH's value. */
+#define MPI_BUFFER_AUTOMATIC ((void *)-2)
 
 /* Dist-graph weight sentinels are addresses of library objects, not
  * constants: the library compares pointers against them. */
@@ -433,6 +436,8 @@ enum { MPI_WIN_SEPARATE = 1, MPI_WIN_UNIFIED = 2 };
 #define MPI_ERR_PROC_ABORTED 76
 #define MPI_ERR_VALUE_TOO_LARGE 77
 #define MPI_T_ERR_NOT_SUPPORTED 78
+#define MPI_T_ERR_NOT_ACCESSIBLE 79
+#define MPI_ERR_ERRHANDLER 80
 
 /* Upper bound of predefined error codes; user classes start above it. */
 #define MPI_ERR_LASTCODE 0x3fffffff
@@ -543,8 +548,51 @@ int MPIR_Dup_fn(MPI_Comm oldcomm, int keyval, void *extra_state,
 
 /* ---- Handle conversion ------------------------------------------------- */
 
+/* The conversions are functions too (MPI-4.1), declared before the
+ * macros below, which calls compiled against this header use. */
+MPI_Fint MPI_Comm_c2f(MPI_Comm comm);
+MPI_Comm MPI_Comm_f2c(MPI_Fint comm);
+MPI_Fint PMPI_Comm_c2f(MPI_Comm comm);
+MPI_Comm PMPI_Comm_f2c(MPI_Fint comm);
+MPI_Fint MPI_Type_c2f(MPI_Datatype datatype);
+MPI_Datatype MPI_Type_f2c(MPI_Fint datatype);
+MPI_Fint PMPI_Type_c2f(MPI_Datatype datatype);
+MPI_Datatype PMPI_Type_f2c(MPI_Fint datatype);
+MPI_Fint MPI_Group_c2f(MPI_Group group);
+MPI_Group MPI_Group_f2c(MPI_Fint group);
+MPI_Fint PMPI_Group_c2f(MPI_Group group);
+MPI_Group PMPI_Group_f2c(MPI_Fint group);
+MPI_Fint MPI_Info_c2f(MPI_Info info);
+MPI_Info MPI_Info_f2c(MPI_Fint info);
+MPI_Fint PMPI_Info_c2f(MPI_Info info);
+MPI_Info PMPI_Info_f2c(MPI_Fint info);
+MPI_Fint MPI_Request_c2f(MPI_Request request);
+MPI_Request MPI_Request_f2c(MPI_Fint request);
+MPI_Fint PMPI_Request_c2f(MPI_Request request);
+MPI_Request PMPI_Request_f2c(MPI_Fint request);
+MPI_Fint MPI_Op_c2f(MPI_Op op);
+MPI_Op MPI_Op_f2c(MPI_Fint op);
+MPI_Fint PMPI_Op_c2f(MPI_Op op);
+MPI_Op PMPI_Op_f2c(MPI_Fint op);
+MPI_Fint MPI_Errhandler_c2f(MPI_Errhandler errhandler);
+MPI_Errhandler MPI_Errhandler_f2c(MPI_Fint errhandler);
+MPI_Fint PMPI_Errhandler_c2f(MPI_Errhandler errhandler);
+MPI_Errhandler PMPI_Errhandler_f2c(MPI_Fint errhandler);
+MPI_Fint MPI_Win_c2f(MPI_Win win);
+MPI_Win MPI_Win_f2c(MPI_Fint win);
+MPI_Fint PMPI_Win_c2f(MPI_Win win);
+MPI_Win PMPI_Win_f2c(MPI_Fint win);
+MPI_Fint MPI_Message_c2f(MPI_Message message);
+MPI_Message MPI_Message_f2c(MPI_Fint message);
+MPI_Fint PMPI_Message_c2f(MPI_Message message);
+MPI_Message PMPI_Message_f2c(MPI_Fint message);
+MPI_Fint MPI_Session_c2f(MPI_Session session);
+MPI_Session MPI_Session_f2c(MPI_Fint session);
+MPI_Fint PMPI_Session_c2f(MPI_Session session);
+MPI_Session PMPI_Session_f2c(MPI_Fint session);
+
 /* C and Fortran handles are the same integers, so these are casts, as in
- * MPICH; binaries built against MPICH never import them. */
+ * MPICH; binaries built against MPICH rarely import them. */
 #define MPI_Comm_c2f(comm) ((MPI_Fint)(comm))
 #define MPI_Comm_f2c(comm) ((MPI_Comm)(comm))
 #define MPI_Type_c2f(datatype) ((MPI_Fint)(datatype))
@@ -2288,7 +2336,8 @@ typedef enum MPIR_T_bind_t {
   MPI_T_BIND_MPI_REQUEST,
   MPI_T_BIND_MPI_WIN,
   MPI_T_BIND_MPI_MESSAGE,
-  MPI_T_BIND_MPI_INFO
+  MPI_T_BIND_MPI_INFO,
+  MPI_T_BIND_MPI_SESSION
 } MPIR_T_bind_t;
 
 typedef enum MPIR_T_scope_t {
@@ -3546,6 +3595,92 @@ int PMPI_File_create_errhandler(
     MPI_Errhandler *errhandler);
 int MPI_File_call_errhandler(MPI_File fh, int errorcode);
 int PMPI_File_call_errhandler(MPI_File fh, int errorcode);
+
+/* ---- MPI-4.1 additions ------------------------------------------------- */
+/* Buffered-send buffers of a communicator or a session, and flushes. */
+int MPI_Comm_attach_buffer(MPI_Comm comm, void *buffer, int size);
+int PMPI_Comm_attach_buffer(MPI_Comm comm, void *buffer, int size);
+int MPI_Comm_attach_buffer_c(MPI_Comm comm, void *buffer, MPI_Count size);
+int PMPI_Comm_attach_buffer_c(MPI_Comm comm, void *buffer, MPI_Count size);
+int MPI_Comm_detach_buffer(MPI_Comm comm, void *buffer_addr, int *size);
+int PMPI_Comm_detach_buffer(MPI_Comm comm, void *buffer_addr, int *size);
+int MPI_Comm_detach_buffer_c(MPI_Comm comm, void *buffer_addr,
+                             MPI_Count *size);
+int PMPI_Comm_detach_buffer_c(MPI_Comm comm, void *buffer_addr,
+                              MPI_Count *size);
+int MPI_Session_attach_buffer(MPI_Session session, void *buffer, int size);
+int PMPI_Session_attach_buffer(MPI_Session session, void *buffer, int size);
+int MPI_Session_attach_buffer_c(MPI_Session session, void *buffer,
+                                MPI_Count size);
+int PMPI_Session_attach_buffer_c(MPI_Session session, void *buffer,
+                                 MPI_Count size);
+int MPI_Session_detach_buffer(MPI_Session session, void *buffer_addr,
+                              int *size);
+int PMPI_Session_detach_buffer(MPI_Session session, void *buffer_addr,
+                               int *size);
+int MPI_Session_detach_buffer_c(MPI_Session session, void *buffer_addr,
+                                MPI_Count *size);
+int PMPI_Session_detach_buffer_c(MPI_Session session, void *buffer_addr,
+                                 MPI_Count *size);
+int MPI_Buffer_flush(void);
+int PMPI_Buffer_flush(void);
+int MPI_Buffer_iflush(MPI_Request *request);
+int PMPI_Buffer_iflush(MPI_Request *request);
+int MPI_Comm_flush_buffer(MPI_Comm comm);
+int PMPI_Comm_flush_buffer(MPI_Comm comm);
+int MPI_Comm_iflush_buffer(MPI_Comm comm, MPI_Request *request);
+int PMPI_Comm_iflush_buffer(MPI_Comm comm, MPI_Request *request);
+int MPI_Session_flush_buffer(MPI_Session session);
+int PMPI_Session_flush_buffer(MPI_Session session);
+int MPI_Session_iflush_buffer(MPI_Session session, MPI_Request *request);
+int PMPI_Session_iflush_buffer(MPI_Session session, MPI_Request *request);
+/* Statuses of several requests, none of them freed. */
+int MPI_Request_get_status_all(int count, const MPI_Request array_of_requests[],
+                               int *flag, MPI_Status *array_of_statuses);
+int PMPI_Request_get_status_all(int count,
+                                const MPI_Request array_of_requests[],
+                                int *flag, MPI_Status *array_of_statuses);
+int MPI_Request_get_status_any(int count, const MPI_Request array_of_requests[],
+                               int *index, int *flag, MPI_Status *status);
+int PMPI_Request_get_status_any(int count,
+                                const MPI_Request array_of_requests[],
+                                int *index, int *flag, MPI_Status *status);
+int MPI_Request_get_status_some(int incount,
+                                const MPI_Request array_of_requests[],
+                                int *outcount, int array_of_indices[],
+                                MPI_Status *array_of_statuses);
+int PMPI_Request_get_status_some(int incount,
+                                 const MPI_Request array_of_requests[],
+                                 int *outcount, int array_of_indices[],
+                                 MPI_Status *array_of_statuses);
+/* Taking back what MPI_Add_error_class / _code / _string added. */
+int MPI_Remove_error_class(int errorclass);
+int PMPI_Remove_error_class(int errorclass);
+int MPI_Remove_error_code(int errorcode);
+int PMPI_Remove_error_code(int errorcode);
+int MPI_Remove_error_string(int errorcode);
+int PMPI_Remove_error_string(int errorcode);
+/* The hardware this process runs on, as an info object. */
+int MPI_Get_hw_resource_info(MPI_Info *hw_info);
+int PMPI_Get_hw_resource_info(MPI_Info *hw_info);
+/* The predefined value-index pair type (MPI_DOUBLE_INT ...). */
+int MPI_Type_get_value_index(MPI_Datatype value_type, MPI_Datatype index_type,
+                             MPI_Datatype *pair_type);
+int PMPI_Type_get_value_index(MPI_Datatype value_type, MPI_Datatype index_type,
+                              MPI_Datatype *pair_type);
+/* Status fields through calls (the standard ABI hides the layout). */
+int MPI_Status_get_source(const MPI_Status *status, int *source);
+int PMPI_Status_get_source(const MPI_Status *status, int *source);
+int MPI_Status_set_source(MPI_Status *status, int source);
+int PMPI_Status_set_source(MPI_Status *status, int source);
+int MPI_Status_get_tag(const MPI_Status *status, int *tag);
+int PMPI_Status_get_tag(const MPI_Status *status, int *tag);
+int MPI_Status_set_tag(MPI_Status *status, int tag);
+int PMPI_Status_set_tag(MPI_Status *status, int tag);
+int MPI_Status_get_error(const MPI_Status *status, int *error);
+int PMPI_Status_get_error(const MPI_Status *status, int *error);
+int MPI_Status_set_error(MPI_Status *status, int error);
+int PMPI_Status_set_error(MPI_Status *status, int error);
 
 /* ---- MPICH extensions -------------------------------------------------- */
 /* User-level failure mitigation and GPU-awareness queries. */

@@ -4,7 +4,7 @@
  * back; MPI_x is a weak alias. */
 #include "abi/abi_impl.h"
 
-const char *const hc_mpich_call_names[605] = {
+const char *const hc_mpich_call_names[633] = {
   "PMPI_Init",
   "PMPI_Init_thread",
   "PMPI_Initialized",
@@ -610,6 +610,34 @@ const char *const hc_mpich_call_names[605] = {
   "PMPI_File_c2f",
   "PMPI_File_create_errhandler",
   "PMPI_File_call_errhandler",
+  "PMPI_Comm_attach_buffer",
+  "PMPI_Comm_attach_buffer_c",
+  "PMPI_Comm_detach_buffer",
+  "PMPI_Comm_detach_buffer_c",
+  "PMPI_Session_attach_buffer",
+  "PMPI_Session_attach_buffer_c",
+  "PMPI_Session_detach_buffer",
+  "PMPI_Session_detach_buffer_c",
+  "PMPI_Buffer_flush",
+  "PMPI_Buffer_iflush",
+  "PMPI_Comm_flush_buffer",
+  "PMPI_Comm_iflush_buffer",
+  "PMPI_Session_flush_buffer",
+  "PMPI_Session_iflush_buffer",
+  "PMPI_Request_get_status_all",
+  "PMPI_Request_get_status_any",
+  "PMPI_Request_get_status_some",
+  "PMPI_Remove_error_class",
+  "PMPI_Remove_error_code",
+  "PMPI_Remove_error_string",
+  "PMPI_Get_hw_resource_info",
+  "PMPI_Type_get_value_index",
+  "PMPI_Status_get_source",
+  "PMPI_Status_set_source",
+  "PMPI_Status_get_tag",
+  "PMPI_Status_set_tag",
+  "PMPI_Status_get_error",
+  "PMPI_Status_set_error",
 };
 
 int PMPI_Init(int * argc, char ** * argv)
@@ -946,7 +974,7 @@ HC_WEAK_ALIAS(MPI_Isendrecv_replace, PMPI_Isendrecv_replace);
 
 int PMPI_Buffer_attach(void * buffer, int size)
 {
-  int rc = hc_mpich.Buffer_attach(buffer, size);
+  int rc = hc_mpich.Buffer_attach(hc_abi_bsend_buf_in(buffer), size);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Buffer_attach, PMPI_Buffer_attach);
@@ -954,6 +982,7 @@ HC_WEAK_ALIAS(MPI_Buffer_attach, PMPI_Buffer_attach);
 int PMPI_Buffer_detach(void * buffer_addr, int * size)
 {
   int rc = hc_mpich.Buffer_detach(buffer_addr, size);
+  if (rc == 0) hc_abi_bsend_addr_out(buffer_addr);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Buffer_detach, PMPI_Buffer_detach);
@@ -4183,7 +4212,7 @@ HC_WEAK_ALIAS(MPI_Bsend_init_c, PMPI_Bsend_init_c);
 
 int PMPI_Buffer_attach_c(void * buffer, MPI_Count size)
 {
-  int rc = hc_mpich.Buffer_attach_c(buffer, size);
+  int rc = hc_mpich.Buffer_attach_c(hc_abi_bsend_buf_in(buffer), size);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Buffer_attach_c, PMPI_Buffer_attach_c);
@@ -4191,6 +4220,7 @@ HC_WEAK_ALIAS(MPI_Buffer_attach_c, PMPI_Buffer_attach_c);
 int PMPI_Buffer_detach_c(void * buffer_addr, MPI_Count * size)
 {
   int rc = hc_mpich.Buffer_detach_c(buffer_addr, size);
+  if (rc == 0) hc_abi_bsend_addr_out(buffer_addr);
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Buffer_detach_c, PMPI_Buffer_detach_c);
@@ -6025,3 +6055,275 @@ int PMPI_File_call_errhandler(MPI_File fh, int errorcode)
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_File_call_errhandler, PMPI_File_call_errhandler);
+
+int PMPI_Comm_attach_buffer(MPI_Comm comm, void * buffer, int size)
+{
+  int rc = hc_mpich.Comm_attach_buffer(hc_abi_comm_in(comm), hc_abi_bsend_buf_in(buffer), size);
+  return hc_abi_err_out(rc);
+}
+HC_WEAK_ALIAS(MPI_Comm_attach_buffer, PMPI_Comm_attach_buffer);
+
+int PMPI_Comm_attach_buffer_c(MPI_Comm comm, void * buffer, MPI_Count size)
+{
+  int rc = hc_mpich.Comm_attach_buffer_c(hc_abi_comm_in(comm), hc_abi_bsend_buf_in(buffer), size);
+  return hc_abi_err_out(rc);
+}
+HC_WEAK_ALIAS(MPI_Comm_attach_buffer_c, PMPI_Comm_attach_buffer_c);
+
+int PMPI_Comm_detach_buffer(MPI_Comm comm, void * buffer_addr, int * size)
+{
+  int rc = hc_mpich.Comm_detach_buffer(hc_abi_comm_in(comm), buffer_addr, size);
+  if (rc == 0) hc_abi_bsend_addr_out(buffer_addr);
+  return hc_abi_err_out(rc);
+}
+HC_WEAK_ALIAS(MPI_Comm_detach_buffer, PMPI_Comm_detach_buffer);
+
+int PMPI_Comm_detach_buffer_c(MPI_Comm comm, void * buffer_addr, MPI_Count * size)
+{
+  int rc = hc_mpich.Comm_detach_buffer_c(hc_abi_comm_in(comm), buffer_addr, size);
+  if (rc == 0) hc_abi_bsend_addr_out(buffer_addr);
+  return hc_abi_err_out(rc);
+}
+HC_WEAK_ALIAS(MPI_Comm_detach_buffer_c, PMPI_Comm_detach_buffer_c);
+
+int PMPI_Session_attach_buffer(MPI_Session session, void * buffer, int size)
+{
+  int rc = hc_mpich.Session_attach_buffer(hc_abi_session_in(session), hc_abi_bsend_buf_in(buffer), size);
+  return hc_abi_err_out(rc);
+}
+HC_WEAK_ALIAS(MPI_Session_attach_buffer, PMPI_Session_attach_buffer);
+
+int PMPI_Session_attach_buffer_c(MPI_Session session, void * buffer, MPI_Count size)
+{
+  int rc = hc_mpich.Session_attach_buffer_c(hc_abi_session_in(session), hc_abi_bsend_buf_in(buffer), size);
+  return hc_abi_err_out(rc);
+}
+HC_WEAK_ALIAS(MPI_Session_attach_buffer_c, PMPI_Session_attach_buffer_c);
+
+int PMPI_Session_detach_buffer(MPI_Session session, void * buffer_addr, int * size)
+{
+  int rc = hc_mpich.Session_detach_buffer(hc_abi_session_in(session), buffer_addr, size);
+  if (rc == 0) hc_abi_bsend_addr_out(buffer_addr);
+  return hc_abi_err_out(rc);
+}
+HC_WEAK_ALIAS(MPI_Session_detach_buffer, PMPI_Session_detach_buffer);
+
+int PMPI_Session_detach_buffer_c(MPI_Session session, void * buffer_addr, MPI_Count * size)
+{
+  int rc = hc_mpich.Session_detach_buffer_c(hc_abi_session_in(session), buffer_addr, size);
+  if (rc == 0) hc_abi_bsend_addr_out(buffer_addr);
+  return hc_abi_err_out(rc);
+}
+HC_WEAK_ALIAS(MPI_Session_detach_buffer_c, PMPI_Session_detach_buffer_c);
+
+int PMPI_Buffer_flush(void)
+{
+  int rc = hc_mpich.Buffer_flush();
+  return hc_abi_err_out(rc);
+}
+HC_WEAK_ALIAS(MPI_Buffer_flush, PMPI_Buffer_flush);
+
+int PMPI_Buffer_iflush(MPI_Request * request)
+{
+  int request_m = 0;
+  int rc = hc_mpich.Buffer_iflush(request ? &request_m : NULL);
+  if (request) *request = hc_abi_request_out(request_m);
+  return hc_abi_err_out(rc);
+}
+HC_WEAK_ALIAS(MPI_Buffer_iflush, PMPI_Buffer_iflush);
+
+int PMPI_Comm_flush_buffer(MPI_Comm comm)
+{
+  int rc = hc_mpich.Comm_flush_buffer(hc_abi_comm_in(comm));
+  return hc_abi_err_out(rc);
+}
+HC_WEAK_ALIAS(MPI_Comm_flush_buffer, PMPI_Comm_flush_buffer);
+
+int PMPI_Comm_iflush_buffer(MPI_Comm comm, MPI_Request * request)
+{
+  int request_m = 0;
+  int rc = hc_mpich.Comm_iflush_buffer(hc_abi_comm_in(comm), request ? &request_m : NULL);
+  if (request) *request = hc_abi_request_out(request_m);
+  return hc_abi_err_out(rc);
+}
+HC_WEAK_ALIAS(MPI_Comm_iflush_buffer, PMPI_Comm_iflush_buffer);
+
+int PMPI_Session_flush_buffer(MPI_Session session)
+{
+  int rc = hc_mpich.Session_flush_buffer(hc_abi_session_in(session));
+  return hc_abi_err_out(rc);
+}
+HC_WEAK_ALIAS(MPI_Session_flush_buffer, PMPI_Session_flush_buffer);
+
+int PMPI_Session_iflush_buffer(MPI_Session session, MPI_Request * request)
+{
+  int request_m = 0;
+  int rc = hc_mpich.Session_iflush_buffer(hc_abi_session_in(session), request ? &request_m : NULL);
+  if (request) *request = hc_abi_request_out(request_m);
+  return hc_abi_err_out(rc);
+}
+HC_WEAK_ALIAS(MPI_Session_iflush_buffer, PMPI_Session_iflush_buffer);
+
+int PMPI_Request_get_status_all(int count, const MPI_Request array_of_requests[], int * flag, MPI_Status * array_of_statuses)
+{
+  int array_of_requests_n = count;
+  int array_of_requests_s[HC_ABI_STACK];
+  int *array_of_requests_m = hc_abi_scratch(array_of_requests_s, array_of_requests_n, sizeof(int));
+  if (array_of_requests && !array_of_requests_m) return MPI_ERR_NO_MEM;
+  if (array_of_requests) hc_abi_request_array_in(array_of_requests_m, array_of_requests, array_of_requests_n);
+  int array_of_statuses_n = count;
+  hc_mpich_status_t array_of_statuses_s[HC_ABI_STACK];
+  hc_mpich_status_t *array_of_statuses_m = hc_abi_statuses_in(array_of_statuses, array_of_statuses_s, array_of_statuses_n);
+  if (array_of_statuses && !array_of_statuses_m) return MPI_ERR_NO_MEM;
+  int rc = hc_mpich.Request_get_status_all(count, array_of_requests ? array_of_requests_m : NULL, flag, array_of_statuses ? array_of_statuses_m : HC_MPICH_STATUSES_IGNORE);
+  hc_abi_statuses_out(array_of_statuses, array_of_statuses_m, array_of_statuses_n);
+  hc_abi_scratch_free(array_of_requests_s, array_of_requests_m);
+  hc_abi_scratch_free(array_of_statuses_s, array_of_statuses_m);
+  return hc_abi_err_out(rc);
+}
+HC_WEAK_ALIAS(MPI_Request_get_status_all, PMPI_Request_get_status_all);
+
+/* MPI_Request_get_status_any with a status to fill. */
+static __attribute__((noinline)) int abi_Request_get_status_any_status(int count, const MPI_Request array_of_requests[], int * index, int * flag, MPI_Status * status)
+{
+  int array_of_requests_n = count;
+  int array_of_requests_s[HC_ABI_STACK];
+  int *array_of_requests_m = hc_abi_scratch(array_of_requests_s, array_of_requests_n, sizeof(int));
+  if (array_of_requests && !array_of_requests_m) return MPI_ERR_NO_MEM;
+  if (array_of_requests) hc_abi_request_array_in(array_of_requests_m, array_of_requests, array_of_requests_n);
+  hc_mpich_status_t status_m = {0};
+  int rc = hc_mpich.Request_get_status_any(count, array_of_requests ? array_of_requests_m : NULL, index, flag, hc_abi_status_slot(status, &status_m));
+  hc_abi_status_out(status, &status_m);
+  hc_abi_scratch_free(array_of_requests_s, array_of_requests_m);
+  return hc_abi_err_out(rc);
+}
+
+int PMPI_Request_get_status_any(int count, const MPI_Request array_of_requests[], int * index, int * flag, MPI_Status * status)
+{
+  if (status != MPI_STATUS_IGNORE)
+    return abi_Request_get_status_any_status(count, array_of_requests, index, flag, status);
+  int array_of_requests_n = count;
+  int array_of_requests_s[HC_ABI_STACK];
+  int *array_of_requests_m = hc_abi_scratch(array_of_requests_s, array_of_requests_n, sizeof(int));
+  if (array_of_requests && !array_of_requests_m) return MPI_ERR_NO_MEM;
+  if (array_of_requests) hc_abi_request_array_in(array_of_requests_m, array_of_requests, array_of_requests_n);
+  int rc = hc_mpich.Request_get_status_any(count, array_of_requests ? array_of_requests_m : NULL, index, flag, HC_MPICH_STATUS_IGNORE);
+  hc_abi_scratch_free(array_of_requests_s, array_of_requests_m);
+  return hc_abi_err_out(rc);
+}
+HC_WEAK_ALIAS(MPI_Request_get_status_any, PMPI_Request_get_status_any);
+
+int PMPI_Request_get_status_some(int incount, const MPI_Request array_of_requests[], int * outcount, int array_of_indices[], MPI_Status * array_of_statuses)
+{
+  int array_of_requests_n = incount;
+  int array_of_requests_s[HC_ABI_STACK];
+  int *array_of_requests_m = hc_abi_scratch(array_of_requests_s, array_of_requests_n, sizeof(int));
+  if (array_of_requests && !array_of_requests_m) return MPI_ERR_NO_MEM;
+  if (array_of_requests) hc_abi_request_array_in(array_of_requests_m, array_of_requests, array_of_requests_n);
+  int array_of_statuses_n = incount;
+  hc_mpich_status_t array_of_statuses_s[HC_ABI_STACK];
+  hc_mpich_status_t *array_of_statuses_m = hc_abi_statuses_in(array_of_statuses, array_of_statuses_s, array_of_statuses_n);
+  if (array_of_statuses && !array_of_statuses_m) return MPI_ERR_NO_MEM;
+  int rc = hc_mpich.Request_get_status_some(incount, array_of_requests ? array_of_requests_m : NULL, outcount, array_of_indices, array_of_statuses ? array_of_statuses_m : HC_MPICH_STATUSES_IGNORE);
+  hc_abi_statuses_out(array_of_statuses, array_of_statuses_m, array_of_statuses_n);
+  hc_abi_scratch_free(array_of_requests_s, array_of_requests_m);
+  hc_abi_scratch_free(array_of_statuses_s, array_of_statuses_m);
+  return hc_abi_err_out(rc);
+}
+HC_WEAK_ALIAS(MPI_Request_get_status_some, PMPI_Request_get_status_some);
+
+int PMPI_Remove_error_class(int errorclass)
+{
+  int rc = hc_mpich.Remove_error_class(hc_abi_err_in(errorclass));
+  return hc_abi_err_out(rc);
+}
+HC_WEAK_ALIAS(MPI_Remove_error_class, PMPI_Remove_error_class);
+
+int PMPI_Remove_error_code(int errorcode)
+{
+  int rc = hc_mpich.Remove_error_code(hc_abi_err_in(errorcode));
+  return hc_abi_err_out(rc);
+}
+HC_WEAK_ALIAS(MPI_Remove_error_code, PMPI_Remove_error_code);
+
+int PMPI_Remove_error_string(int errorcode)
+{
+  int rc = hc_mpich.Remove_error_string(hc_abi_err_in(errorcode));
+  return hc_abi_err_out(rc);
+}
+HC_WEAK_ALIAS(MPI_Remove_error_string, PMPI_Remove_error_string);
+
+int PMPI_Get_hw_resource_info(MPI_Info * hw_info)
+{
+  int hw_info_m = 0;
+  int rc = hc_mpich.Get_hw_resource_info(hw_info ? &hw_info_m : NULL);
+  if (hw_info) *hw_info = hc_abi_info_out(hw_info_m);
+  return hc_abi_err_out(rc);
+}
+HC_WEAK_ALIAS(MPI_Get_hw_resource_info, PMPI_Get_hw_resource_info);
+
+int PMPI_Type_get_value_index(MPI_Datatype value_type, MPI_Datatype index_type, MPI_Datatype * pair_type)
+{
+  int pair_type_m = 0;
+  int rc = hc_mpich.Type_get_value_index(hc_abi_type_in(value_type), hc_abi_type_in(index_type), pair_type ? &pair_type_m : NULL);
+  if (pair_type) *pair_type = hc_abi_type_out(pair_type_m);
+  return hc_abi_err_out(rc);
+}
+HC_WEAK_ALIAS(MPI_Type_get_value_index, PMPI_Type_get_value_index);
+
+int PMPI_Status_get_source(const MPI_Status * status, int * source)
+{
+  hc_mpich_status_t status_m = {0};
+  int source_m = source ? 0 : 0;
+  int rc = hc_mpich.Status_get_source(hc_abi_status_in(status, &status_m), source ? &source_m : NULL);
+  if (source) *source = hc_abi_rank_out(source_m);
+  return hc_abi_err_out(rc);
+}
+HC_WEAK_ALIAS(MPI_Status_get_source, PMPI_Status_get_source);
+
+int PMPI_Status_set_source(MPI_Status * status, int source)
+{
+  hc_mpich_status_t status_m = {0};
+  int rc = hc_mpich.Status_set_source(hc_abi_status_in(status, &status_m), hc_abi_rank_in(source));
+  hc_abi_status_out(status, &status_m);
+  return hc_abi_err_out(rc);
+}
+HC_WEAK_ALIAS(MPI_Status_set_source, PMPI_Status_set_source);
+
+int PMPI_Status_get_tag(const MPI_Status * status, int * tag)
+{
+  hc_mpich_status_t status_m = {0};
+  int tag_m = tag ? 0 : 0;
+  int rc = hc_mpich.Status_get_tag(hc_abi_status_in(status, &status_m), tag ? &tag_m : NULL);
+  if (tag) *tag = hc_abi_tag_out(tag_m);
+  return hc_abi_err_out(rc);
+}
+HC_WEAK_ALIAS(MPI_Status_get_tag, PMPI_Status_get_tag);
+
+int PMPI_Status_set_tag(MPI_Status * status, int tag)
+{
+  hc_mpich_status_t status_m = {0};
+  int rc = hc_mpich.Status_set_tag(hc_abi_status_in(status, &status_m), hc_abi_tag_in(tag));
+  hc_abi_status_out(status, &status_m);
+  return hc_abi_err_out(rc);
+}
+HC_WEAK_ALIAS(MPI_Status_set_tag, PMPI_Status_set_tag);
+
+int PMPI_Status_get_error(const MPI_Status * status, int * error)
+{
+  hc_mpich_status_t status_m = {0};
+  int error_m = error ? 0 : 0;
+  int rc = hc_mpich.Status_get_error(hc_abi_status_in(status, &status_m), error ? &error_m : NULL);
+  if (error) *error = hc_abi_err_out(error_m);
+  return hc_abi_err_out(rc);
+}
+HC_WEAK_ALIAS(MPI_Status_get_error, PMPI_Status_get_error);
+
+int PMPI_Status_set_error(MPI_Status * status, int error)
+{
+  hc_mpich_status_t status_m = {0};
+  int rc = hc_mpich.Status_set_error(hc_abi_status_in(status, &status_m), hc_abi_err_in(error));
+  hc_abi_status_out(status, &status_m);
+  return hc_abi_err_out(rc);
+}
+HC_WEAK_ALIAS(MPI_Status_set_error, PMPI_Status_set_error);

@@ -26,6 +26,8 @@ static inline int hc_abi_type_in(MPI_Datatype h) {
 static inline MPI_Datatype hc_abi_type_out(int h) {
   if (h == 0xc000000) /* MPICH's MPI_DATATYPE_NULL */
     return MPI_DATATYPE_NULL;
+  if ((uint32_t)h - 0x8c000000u < 16u) /* MPICH's pair types */
+    return (MPI_Datatype)hc_abi_handle_out_slow(HC_ABI_KIND_DATATYPE, h);
   return (MPI_Datatype)hc_abi_handle_out(HC_ABI_KIND_DATATYPE, h);
 }
 static inline void hc_abi_type_array_in(int *m, const MPI_Datatype *a, int n) {

@@ -41,6 +41,7 @@
 #define HC_MPICH_STATUS_IGNORE ((hc_mpich_status_t *)1)
 #define HC_MPICH_STATUSES_IGNORE ((hc_mpich_status_t *)1)
 #define HC_MPICH_IN_PLACE ((void *)-1)
+#define HC_MPICH_BUFFER_AUTOMATIC ((void *)-2)
 #define HC_MPICH_PROC_NULL (-1)
 #define HC_MPICH_ANY_SOURCE (-2)
 #define HC_MPICH_ROOT (-3)
@@ -130,6 +131,16 @@ static inline void *hc_abi_buf_in(void *b) {
 }
 static inline const void *hc_abi_cbuf_in(const void *b) {
   return b == MPI_IN_PLACE ? HC_MPICH_IN_PLACE : b;
+}
+/* MPI_BUFFER_AUTOMATIC, given to a buffered-send attach and read back by
+ * its detach (a void ** in a void *). */
+static inline void *hc_abi_bsend_buf_in(void *b) {
+  return b == MPI_BUFFER_AUTOMATIC ? HC_MPICH_BUFFER_AUTOMATIC : b;
+}
+static inline void hc_abi_bsend_addr_out(void *buffer_addr) {
+  void **addr = buffer_addr;
+  if (addr && *addr == HC_MPICH_BUFFER_AUTOMATIC)
+    *addr = MPI_BUFFER_AUTOMATIC;
 }
 /* MPICH's value of ABI rank -i for i in 0..4 (MPI_ANY_SOURCE -1,
  * MPI_PROC_NULL -3, MPI_ROOT -4; -2 is no rank).  A table, not a call,

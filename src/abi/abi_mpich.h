@@ -613,10 +613,38 @@ struct hc_mpich_calls {
   int (*File_c2f)(hc_mpich_file);
   int (*File_create_errhandler)(hc_abi_any_fn, int *);
   int (*File_call_errhandler)(hc_mpich_file, int);
+  int (*Comm_attach_buffer)(int, void *, int);
+  int (*Comm_attach_buffer_c)(int, void *, MPI_Count);
+  int (*Comm_detach_buffer)(int, void *, int *);
+  int (*Comm_detach_buffer_c)(int, void *, MPI_Count *);
+  int (*Session_attach_buffer)(int, void *, int);
+  int (*Session_attach_buffer_c)(int, void *, MPI_Count);
+  int (*Session_detach_buffer)(int, void *, int *);
+  int (*Session_detach_buffer_c)(int, void *, MPI_Count *);
+  int (*Buffer_flush)(void);
+  int (*Buffer_iflush)(int *);
+  int (*Comm_flush_buffer)(int);
+  int (*Comm_iflush_buffer)(int, int *);
+  int (*Session_flush_buffer)(int);
+  int (*Session_iflush_buffer)(int, int *);
+  int (*Request_get_status_all)(int, const int *, int *, hc_mpich_status_t *);
+  int (*Request_get_status_any)(int, const int *, int *, int *, hc_mpich_status_t *);
+  int (*Request_get_status_some)(int, const int *, int *, int *, hc_mpich_status_t *);
+  int (*Remove_error_class)(int);
+  int (*Remove_error_code)(int);
+  int (*Remove_error_string)(int);
+  int (*Get_hw_resource_info)(int *);
+  int (*Type_get_value_index)(int, int, int *);
+  int (*Status_get_source)(const hc_mpich_status_t *, int *);
+  int (*Status_set_source)(hc_mpich_status_t *, int);
+  int (*Status_get_tag)(const hc_mpich_status_t *, int *);
+  int (*Status_set_tag)(hc_mpich_status_t *, int);
+  int (*Status_get_error)(const hc_mpich_status_t *, int *);
+  int (*Status_set_error)(hc_mpich_status_t *, int);
 };
 
 /* The names, in the order of the members. */
-extern const char *const hc_mpich_call_names[605];
+extern const char *const hc_mpich_call_names[633];
 extern struct hc_mpich_calls hc_mpich;
 
 #endif

@@ -58,7 +58,14 @@ INOUT_HANDLE = re.compile(r'(_free|_finalize|^Type_commit|^Wait|^Test|'
                           r'^Start|^Cancel|^Comm_disconnect|^File_close|'
                           r'^Mrecv|^Imrecv)(_c)?$')
 RANK_IN = {'dest', 'source', 'root', 'target_rank', 'rank'}
-RANK_OUT = {('Cart_shift', 'rank_source'), ('Cart_shift', 'rank_dest')}
+RANK_OUT = {('Cart_shift', 'rank_source'), ('Cart_shift', 'rank_dest'),
+            ('Status_get_source', 'source')}
+# The buffer of a buffered-send attach, and the output of its detach:
+# MPI_BUFFER_AUTOMATIC has a value of its own in each ABI.
+BSEND_BUF_IN = re.compile(r'^(Buffer_attach|Comm_attach_buffer|'
+                          r'Session_attach_buffer)(_c)?$')
+BSEND_BUF_OUT = re.compile(r'^(Buffer_detach|Comm_detach_buffer|'
+                           r'Session_detach_buffer)(_c)?$')
 TAG_IN = {'tag', 'sendtag', 'recvtag'}
 KEYVALS = {'comm_keyval', 'type_keyval', 'win_keyval', 'keyval'}
 WEIGHTS = {'weights', 'sourceweights', 'destweights'}
@@ -77,6 +84,8 @@ ENUM_IN = {
     ('Type_match_size', 'typeclass'): 'typeclass',
     ('*', 'errorcode'): 'err',
     ('Add_error_code', 'errorclass'): 'err',
+    ('Remove_error_class', 'errorclass'): 'err',
+    ('Status_set_error', 'error'): 'err',
     ('T_pvar_get_index', 'var_class'): 'pvarclass',
 }
 ENUM_OUT = {
@@ -92,6 +101,8 @@ ENUM_OUT = {
     ('Error_class', 'errorclass'): 'err',
     ('Add_error_class', 'errorclass'): 'err',
     ('Add_error_code', 'errorcode'): 'err',
+    ('Status_get_error', 'error'): 'err',
+    ('Status_get_tag', 'tag'): 'tag',
     ('*', 'verbosity'): 'verbosity',
     ('*', 'bind'): 'bind',
     ('*', 'scope'): 'scope',
@@ -110,6 +121,11 @@ LENGTHS = {
     ('Testsome', 'array_of_requests'): 'incount',
     ('Testsome', 'array_of_statuses'): 'incount',
     ('Startall', 'array_of_requests'): 'count',
+    ('Request_get_status_all', 'array_of_requests'): 'count',
+    ('Request_get_status_all', 'array_of_statuses'): 'count',
+    ('Request_get_status_any', 'array_of_requests'): 'count',
+    ('Request_get_status_some', 'array_of_requests'): 'incount',
+    ('Request_get_status_some', 'array_of_statuses'): 'incount',
     ('Type_create_struct', 'array_of_types'): 'count',
     ('Type_create_struct_c', 'array_of_types'): 'count',
     ('Type_get_contents', 'array_of_datatypes'): 'max_datatypes',
@@ -206,6 +222,10 @@ def classify(call, ctype, name, arr):
         return ('enum_in', 'cbsafety')
     if base == 'void *' and name in BUF_IN:
         return ('buf', const)
+    if base == 'void *' and name == 'buffer' and BSEND_BUF_IN.match(call):
+        return ('bsend_buf', None)
+    if base == 'void *' and name == 'buffer_addr' and BSEND_BUF_OUT.match(call):
+        return ('bsend_addr', None)
     if base == 'int *' and name in WEIGHTS:
         return ('weights', const)
     if base == 'int' and arr == '[]' and name == 'array_of_errcodes':
@@ -352,6 +372,11 @@ def conversions(call, plist, ignored=None):
             actual.append('hc_abi_pvar_handle_in(%s)' % name)
         elif kind == 'buf':
             actual.append('hc_abi_%sbuf_in(%s)' % ('c' if detail else '', name))
+        elif kind == 'bsend_buf':
+            actual.append('hc_abi_bsend_buf_in(%s)' % name)
+        elif kind == 'bsend_addr':
+            actual.append(name)
+            post.append('if (rc == 0) hc_abi_bsend_addr_out(%s);' % name)
         elif kind == 'weights':
             actual.append('hc_abi_%sweights_in(%s)' %
                           ('c' if detail else '', name))
@@ -504,6 +529,12 @@ def write_conv(cc):
         if null in nulls:
             out += ['  if (h == %s) /* MPICH\'s %s */' % (hex(nulls[null]), null),
                     '    return %s;' % null]
+        if h == 'Datatype':
+            # MPICH's pair types (MPI_FLOAT_INT ... MPI_LONG_DOUBLE_INT) are
+            # direct handles, 0x8c00000N, which hc_abi_handle_out's fast
+            # path would pass through as libhcmpi's own types.
+            out += ['  if ((uint32_t)h - 0x8c000000u < 16u) /* MPICH\'s pair types */',
+                    '    return (%s)hc_abi_handle_out_slow(%s, h);' % (t, kind)]
         if predefined.get(h, 0) <= 1 and null in nulls:
             # The null is the kind's only predefined handle, so every other
             # value is libhcmpi's own (a request completed at once too).

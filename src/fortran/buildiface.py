@@ -47,7 +47,9 @@ SKIP = {
     'Type_create_keyval': 'hand',
     'Win_get_attr': 'hand', 'Win_set_attr': 'hand', 'Win_create_keyval': 'hand',
     # Returns an address, like Buffer_detach.
-    'Buffer_detach_c': 'hand',
+    'Buffer_detach_c': 'hand', 'Comm_detach_buffer': 'hand',
+    'Comm_detach_buffer_c': 'hand', 'Session_detach_buffer': 'hand',
+    'Session_detach_buffer_c': 'hand',
     # Callbacks the library calls with C arguments: C trampolines.
     'File_create_errhandler': 'hand', 'Register_datarep': 'hand',
     'Register_datarep_c': 'hand',
@@ -73,6 +75,16 @@ HAND = [
     ('Pcontrol', [('level', 'int')], None),
     ('Buffer_detach', [('buffer_addr', 'buf'), ('size', 'int*')], None),
     ('Buffer_detach_c', [('buffer_addr', 'buf'), ('size', 'count*')], None),
+    ('Comm_detach_buffer', [('comm', 'h:Comm'), ('buffer_addr', 'buf'),
+                            ('size', 'int*')], None),
+    ('Comm_detach_buffer_c', [('comm', 'h:Comm'), ('buffer_addr', 'buf'),
+                              ('size', 'count*')], None),
+    ('Session_detach_buffer', [('session', 'h:Session'),
+                               ('buffer_addr', 'buf'), ('size', 'int*')],
+     None),
+    ('Session_detach_buffer_c', [('session', 'h:Session'),
+                                 ('buffer_addr', 'buf'), ('size', 'count*')],
+     None),
     ('Comm_get_attr', [('comm', 'h:Comm'), ('comm_keyval', 'int'),
                        ('attribute_val', 'aint*'), ('flag', 'lout')], None),
     ('Comm_set_attr', [('comm', 'h:Comm'), ('comm_keyval', 'int'),
@@ -208,9 +220,11 @@ STRING_OUT = {
     ('Lookup_name', 'port_name'): 'MPI_MAX_PORT_NAME',
 }
 # 0-based C indices that are 1-based in Fortran.
-INDEX_OUT = {('Waitany', 'indx'), ('Testany', 'indx')}
+INDEX_OUT = {('Waitany', 'indx'), ('Testany', 'indx'),
+             ('Request_get_status_any', 'index')}
 INDICES_OUT = {('Waitsome', 'array_of_indices'),
-               ('Testsome', 'array_of_indices')}
+               ('Testsome', 'array_of_indices'),
+               ('Request_get_status_some', 'array_of_indices')}
 
 # Edge weights of distributed graphs: the array, or the sentinel
 # MPI_UNWEIGHTED / MPI_WEIGHTS_EMPTY (scalars in COMMON, whose addresses
@@ -507,7 +521,8 @@ def write_c(calls):
 # ---- MPICH's mpi_f08 entry points ------------------------------------------
 # A program compiled with MPICH's `use mpi_f08`, and one compiled with ours,
 # calls mpi_x_f08_ (or mpi_x_f08ts_ when x has a choice buffer,
-# mpi_x_f08[ts]_large_ for the MPI_COUNT_KIND form).  Handles, statuses,
+# mpi_x_f08[ts]_large_ for the MPI_COUNT_KIND form, mpi_x_c_f08[ts]_ from
+# MPICH 4.2 on).  Handles, statuses,
 # LOGICALs, strings and the OPTIONAL ierror arrive as they do in mpif.h's
 # binding, so those names are aliases of pmpi_x_; a choice buffer arrives
 # as gfortran's descriptor of an assumed-rank array.  A contiguous one
@@ -686,12 +701,18 @@ def f08_entry(call, args, names, hdr):
         target = 'p%s_' % f08
     else:
         out.append('#pragma weak p%s_ = %s' % (f08, target))
-    out.append('#pragma weak %s_ = %s' % (f08, target))
-    # What MPICH's pmpi_f08 module calls.
-    if f08.startswith('mpix_'):
-        out.append('#pragma weak pmpixr_%s_ = %s' % (f08[5:], target))
-    else:
-        out.append('#pragma weak pmpir_%s_ = %s' % (f08[4:], target))
+    # MPICH 4.2 renamed the large forms mpi_x_c_f08[ts]_ (4.0 and 4.1:
+    # mpi_x_f08[ts]_large_); a program built with either module links.
+    names = [f08]
+    if large:
+        names.append('%s_c_f08%s' % (c_name(base).lower(), 'ts' if ts else ''))
+    for name in names:
+        out.append('#pragma weak %s_ = %s' % (name, target))
+        # What MPICH's pmpi_f08 module calls.
+        if name.startswith('mpix_'):
+            out.append('#pragma weak pmpixr_%s_ = %s' % (name[5:], target))
+        else:
+            out.append('#pragma weak pmpir_%s_ = %s' % (name[4:], target))
     # MPICH's mpi_f08 binds MPIX_Delete_error_* under MPI_ names.
     if base.startswith('X_Delete_error_'):
         out.append('#pragma weak mpi_%s_ = %s' % (f08[5:], target))
@@ -940,7 +961,8 @@ POINTER_CONSTS = {'MPI_BOTTOM', 'MPI_IN_PLACE', 'MPI_STATUS_IGNORE',
                   'MPI_ARGV_NULL', 'MPI_ARGVS_NULL', 'MPI_UNWEIGHTED',
                   'MPI_WEIGHTS_EMPTY', 'MPI_F_STATUS_IGNORE',
                   'MPI_F_STATUSES_IGNORE', 'MPI_F08_STATUS_IGNORE',
-                  'MPI_F08_STATUSES_IGNORE', 'MPI_T_PVAR_ALL_HANDLES'}
+                  'MPI_F08_STATUSES_IGNORE', 'MPI_T_PVAR_ALL_HANDLES',
+                  'MPI_BUFFER_AUTOMATIC'}
 HANDLE_KINDS = {1: 'Comm', 2: 'Group', 3: 'Datatype', 5: 'Errhandler',
                 6: 'Op', 7: 'Info', 8: 'Win', 11: 'Request', 14: 'Session'}
 
@@ -1050,15 +1072,17 @@ def write_mpif(consts):
         '       CHARACTER*1 MPI_ARGV_NULL(1)',
         '       INTEGER MPI_BOTTOM, MPI_IN_PLACE, MPI_UNWEIGHTED',
         '       INTEGER MPI_WEIGHTS_EMPTY',
+        '       INTEGER MPI_BUFFER_AUTOMATIC(1)',
         '!     Addresses the library recognises, under the COMMON names',
         '!     MPICH uses so that objects built by either agree.',
         '       COMMON /MPIFCMB5/ MPI_UNWEIGHTED',
         '       COMMON /MPIFCMB9/ MPI_WEIGHTS_EMPTY',
+        '       COMMON /MPIFCMBA/ MPI_BUFFER_AUTOMATIC',
         '       COMMON /MPIPRIV1/ MPI_BOTTOM, MPI_IN_PLACE, MPI_STATUS_IGNORE',
         '       COMMON /MPIPRIV2/ MPI_STATUSES_IGNORE, MPI_ERRCODES_IGNORE',
         '       COMMON /MPIPRIVC/ MPI_ARGVS_NULL, MPI_ARGV_NULL',
         '       SAVE /MPIFCMB5/, /MPIFCMB9/, /MPIPRIV1/, /MPIPRIV2/',
-        '       SAVE /MPIPRIVC/',
+        '       SAVE /MPIPRIVC/, /MPIFCMBA/',
         '       EXTERNAL MPI_WTIME, MPI_WTICK, PMPI_WTIME, PMPI_WTICK',
         '       DOUBLE PRECISION MPI_WTIME, MPI_WTICK',
         '       DOUBLE PRECISION PMPI_WTIME, PMPI_WTICK',

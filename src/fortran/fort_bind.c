@@ -118,6 +118,8 @@ void pmpi_accumulate_f08ts_large_(hc_f_gfc_desc_t *origin_addr,
 }
 #pragma weak mpi_accumulate_f08ts_large_ = pmpi_accumulate_f08ts_large_
 #pragma weak pmpir_accumulate_f08ts_large_ = pmpi_accumulate_f08ts_large_
+#pragma weak mpi_accumulate_c_f08ts_ = pmpi_accumulate_f08ts_large_
+#pragma weak pmpir_accumulate_c_f08ts_ = pmpi_accumulate_f08ts_large_
 
 void pmpi_add_error_class_(MPI_Fint *errorclass, MPI_Fint *ierr) {
   int rc = MPI_Add_error_class(errorclass);
@@ -249,6 +251,8 @@ void pmpi_allgather_f08ts_large_(hc_f_gfc_desc_t *sendbuf, MPI_Count *sendcount,
 }
 #pragma weak mpi_allgather_f08ts_large_ = pmpi_allgather_f08ts_large_
 #pragma weak pmpir_allgather_f08ts_large_ = pmpi_allgather_f08ts_large_
+#pragma weak mpi_allgather_c_f08ts_ = pmpi_allgather_f08ts_large_
+#pragma weak pmpir_allgather_c_f08ts_ = pmpi_allgather_f08ts_large_
 
 void pmpi_allgather_init_(void *sendbuf, MPI_Fint *sendcount,
                           MPI_Fint *sendtype, void *recvbuf,
@@ -338,6 +342,8 @@ void pmpi_allgather_init_f08ts_large_(hc_f_gfc_desc_t *sendbuf,
 #pragma weak mpi_allgather_init_f08ts_large_ = pmpi_allgather_init_f08ts_large_
 #pragma weak pmpir_allgather_init_f08ts_large_ =                               \
     pmpi_allgather_init_f08ts_large_
+#pragma weak mpi_allgather_init_c_f08ts_ = pmpi_allgather_init_f08ts_large_
+#pragma weak pmpir_allgather_init_c_f08ts_ = pmpi_allgather_init_f08ts_large_
 
 void pmpi_allgatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
                       void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs,
@@ -422,6 +428,8 @@ void pmpi_allgatherv_f08ts_large_(hc_f_gfc_desc_t *sendbuf,
 }
 #pragma weak mpi_allgatherv_f08ts_large_ = pmpi_allgatherv_f08ts_large_
 #pragma weak pmpir_allgatherv_f08ts_large_ = pmpi_allgatherv_f08ts_large_
+#pragma weak mpi_allgatherv_c_f08ts_ = pmpi_allgatherv_f08ts_large_
+#pragma weak pmpir_allgatherv_c_f08ts_ = pmpi_allgatherv_f08ts_large_
 
 void pmpi_allgatherv_init_(void *sendbuf, MPI_Fint *sendcount,
                            MPI_Fint *sendtype, void *recvbuf,
@@ -515,6 +523,8 @@ void pmpi_allgatherv_init_f08ts_large_(hc_f_gfc_desc_t *sendbuf,
     pmpi_allgatherv_init_f08ts_large_
 #pragma weak pmpir_allgatherv_init_f08ts_large_ =                              \
     pmpi_allgatherv_init_f08ts_large_
+#pragma weak mpi_allgatherv_init_c_f08ts_ = pmpi_allgatherv_init_f08ts_large_
+#pragma weak pmpir_allgatherv_init_c_f08ts_ = pmpi_allgatherv_init_f08ts_large_
 
 void pmpi_alloc_mem_(MPI_Aint *size, MPI_Fint *info, void *baseptr,
                      MPI_Fint *ierr) {
@@ -606,6 +616,8 @@ void pmpi_allreduce_f08ts_large_(hc_f_gfc_desc_t *sendbuf,
 }
 #pragma weak mpi_allreduce_f08ts_large_ = pmpi_allreduce_f08ts_large_
 #pragma weak pmpir_allreduce_f08ts_large_ = pmpi_allreduce_f08ts_large_
+#pragma weak mpi_allreduce_c_f08ts_ = pmpi_allreduce_f08ts_large_
+#pragma weak pmpir_allreduce_c_f08ts_ = pmpi_allreduce_f08ts_large_
 
 void pmpi_allreduce_init_(void *sendbuf, void *recvbuf, MPI_Fint *count,
                           MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm,
@@ -686,6 +698,8 @@ void pmpi_allreduce_init_f08ts_large_(hc_f_gfc_desc_t *sendbuf,
 #pragma weak mpi_allreduce_init_f08ts_large_ = pmpi_allreduce_init_f08ts_large_
 #pragma weak pmpir_allreduce_init_f08ts_large_ =                               \
     pmpi_allreduce_init_f08ts_large_
+#pragma weak mpi_allreduce_init_c_f08ts_ = pmpi_allreduce_init_f08ts_large_
+#pragma weak pmpir_allreduce_init_c_f08ts_ = pmpi_allreduce_init_f08ts_large_
 
 void pmpi_alltoall_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
                     void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype,
@@ -762,6 +776,8 @@ void pmpi_alltoall_f08ts_large_(hc_f_gfc_desc_t *sendbuf, MPI_Count *sendcount,
 }
 #pragma weak mpi_alltoall_f08ts_large_ = pmpi_alltoall_f08ts_large_
 #pragma weak pmpir_alltoall_f08ts_large_ = pmpi_alltoall_f08ts_large_
+#pragma weak mpi_alltoall_c_f08ts_ = pmpi_alltoall_f08ts_large_
+#pragma weak pmpir_alltoall_c_f08ts_ = pmpi_alltoall_f08ts_large_
 
 void pmpi_alltoall_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
                          void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype,
@@ -848,6 +864,8 @@ void pmpi_alltoall_init_f08ts_large_(hc_f_gfc_desc_t *sendbuf,
 }
 #pragma weak mpi_alltoall_init_f08ts_large_ = pmpi_alltoall_init_f08ts_large_
 #pragma weak pmpir_alltoall_init_f08ts_large_ = pmpi_alltoall_init_f08ts_large_
+#pragma weak mpi_alltoall_init_c_f08ts_ = pmpi_alltoall_init_f08ts_large_
+#pragma weak pmpir_alltoall_init_c_f08ts_ = pmpi_alltoall_init_f08ts_large_
 
 void pmpi_alltoallv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls,
                      MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts,
@@ -933,6 +951,8 @@ void pmpi_alltoallv_f08ts_large_(hc_f_gfc_desc_t *sendbuf,
 }
 #pragma weak mpi_alltoallv_f08ts_large_ = pmpi_alltoallv_f08ts_large_
 #pragma weak pmpir_alltoallv_f08ts_large_ = pmpi_alltoallv_f08ts_large_
+#pragma weak mpi_alltoallv_c_f08ts_ = pmpi_alltoallv_f08ts_large_
+#pragma weak pmpir_alltoallv_c_f08ts_ = pmpi_alltoallv_f08ts_large_
 
 void pmpi_alltoallv_init_(void *sendbuf, MPI_Fint *sendcounts,
                           MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf,
@@ -1024,6 +1044,8 @@ void pmpi_alltoallv_init_f08ts_large_(
 #pragma weak mpi_alltoallv_init_f08ts_large_ = pmpi_alltoallv_init_f08ts_large_
 #pragma weak pmpir_alltoallv_init_f08ts_large_ =                               \
     pmpi_alltoallv_init_f08ts_large_
+#pragma weak mpi_alltoallv_init_c_f08ts_ = pmpi_alltoallv_init_f08ts_large_
+#pragma weak pmpir_alltoallv_init_c_f08ts_ = pmpi_alltoallv_init_f08ts_large_
 
 void pmpi_alltoallw_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls,
                      MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts,
@@ -1107,6 +1129,8 @@ void pmpi_alltoallw_f08ts_large_(hc_f_gfc_desc_t *sendbuf,
 }
 #pragma weak mpi_alltoallw_f08ts_large_ = pmpi_alltoallw_f08ts_large_
 #pragma weak pmpir_alltoallw_f08ts_large_ = pmpi_alltoallw_f08ts_large_
+#pragma weak mpi_alltoallw_c_f08ts_ = pmpi_alltoallw_f08ts_large_
+#pragma weak pmpir_alltoallw_c_f08ts_ = pmpi_alltoallw_f08ts_large_
 
 void pmpi_alltoallw_init_(void *sendbuf, MPI_Fint *sendcounts,
                           MPI_Fint *sdispls, MPI_Fint *sendtypes, void *recvbuf,
@@ -1196,6 +1220,8 @@ void pmpi_alltoallw_init_f08ts_large_(
 #pragma weak mpi_alltoallw_init_f08ts_large_ = pmpi_alltoallw_init_f08ts_large_
 #pragma weak pmpir_alltoallw_init_f08ts_large_ =                               \
     pmpi_alltoallw_init_f08ts_large_
+#pragma weak mpi_alltoallw_init_c_f08ts_ = pmpi_alltoallw_init_f08ts_large_
+#pragma weak pmpir_alltoallw_init_c_f08ts_ = pmpi_alltoallw_init_f08ts_large_
 
 void pmpi_attr_delete_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *ierr) {
   int rc = MPI_Attr_delete(*comm, *keyval);
@@ -1301,6 +1327,8 @@ void pmpi_bcast_f08ts_large_(hc_f_gfc_desc_t *buffer, MPI_Count *count,
 }
 #pragma weak mpi_bcast_f08ts_large_ = pmpi_bcast_f08ts_large_
 #pragma weak pmpir_bcast_f08ts_large_ = pmpi_bcast_f08ts_large_
+#pragma weak mpi_bcast_c_f08ts_ = pmpi_bcast_f08ts_large_
+#pragma weak pmpir_bcast_c_f08ts_ = pmpi_bcast_f08ts_large_
 
 void pmpi_bcast_init_(void *buffer, MPI_Fint *count, MPI_Fint *datatype,
                       MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info,
@@ -1371,6 +1399,8 @@ void pmpi_bcast_init_f08ts_large_(hc_f_gfc_desc_t *buffer, MPI_Count *count,
 }
 #pragma weak mpi_bcast_init_f08ts_large_ = pmpi_bcast_init_f08ts_large_
 #pragma weak pmpir_bcast_init_f08ts_large_ = pmpi_bcast_init_f08ts_large_
+#pragma weak mpi_bcast_init_c_f08ts_ = pmpi_bcast_init_f08ts_large_
+#pragma weak pmpir_bcast_init_c_f08ts_ = pmpi_bcast_init_f08ts_large_
 
 void pmpi_bsend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest,
                  MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierr) {
@@ -1432,6 +1462,8 @@ void pmpi_bsend_f08ts_large_(hc_f_gfc_desc_t *buf, MPI_Count *count,
 }
 #pragma weak mpi_bsend_f08ts_large_ = pmpi_bsend_f08ts_large_
 #pragma weak pmpir_bsend_f08ts_large_ = pmpi_bsend_f08ts_large_
+#pragma weak mpi_bsend_c_f08ts_ = pmpi_bsend_f08ts_large_
+#pragma weak pmpir_bsend_c_f08ts_ = pmpi_bsend_f08ts_large_
 
 void pmpi_bsend_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
                       MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm,
@@ -1502,6 +1534,8 @@ void pmpi_bsend_init_f08ts_large_(hc_f_gfc_desc_t *buf, MPI_Count *count,
 }
 #pragma weak mpi_bsend_init_f08ts_large_ = pmpi_bsend_init_f08ts_large_
 #pragma weak pmpir_bsend_init_f08ts_large_ = pmpi_bsend_init_f08ts_large_
+#pragma weak mpi_bsend_init_c_f08ts_ = pmpi_bsend_init_f08ts_large_
+#pragma weak pmpir_bsend_init_c_f08ts_ = pmpi_bsend_init_f08ts_large_
 
 void pmpi_buffer_attach_(void *buffer, MPI_Fint *size, MPI_Fint *ierr) {
   int rc = MPI_Buffer_attach(hc_f_buf(buffer), *size);
@@ -1560,6 +1594,38 @@ void pmpi_buffer_attach_f08ts_large_(hc_f_gfc_desc_t *buffer, MPI_Count *size,
 }
 #pragma weak mpi_buffer_attach_f08ts_large_ = pmpi_buffer_attach_f08ts_large_
 #pragma weak pmpir_buffer_attach_f08ts_large_ = pmpi_buffer_attach_f08ts_large_
+#pragma weak mpi_buffer_attach_c_f08ts_ = pmpi_buffer_attach_f08ts_large_
+#pragma weak pmpir_buffer_attach_c_f08ts_ = pmpi_buffer_attach_f08ts_large_
+
+void pmpi_buffer_flush_(MPI_Fint *ierr) {
+  int rc = MPI_Buffer_flush();
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_buffer_flush_ = pmpi_buffer_flush_
+#pragma weak mpi_buffer_flush = pmpi_buffer_flush_
+#pragma weak mpi_buffer_flush__ = pmpi_buffer_flush_
+#pragma weak MPI_BUFFER_FLUSH = pmpi_buffer_flush_
+#pragma weak pmpi_buffer_flush = pmpi_buffer_flush_
+#pragma weak pmpi_buffer_flush__ = pmpi_buffer_flush_
+#pragma weak PMPI_BUFFER_FLUSH = pmpi_buffer_flush_
+#pragma weak pmpi_buffer_flush_f08_ = pmpi_buffer_flush_
+#pragma weak mpi_buffer_flush_f08_ = pmpi_buffer_flush_
+#pragma weak pmpir_buffer_flush_f08_ = pmpi_buffer_flush_
+
+void pmpi_buffer_iflush_(MPI_Fint *request, MPI_Fint *ierr) {
+  int rc = MPI_Buffer_iflush(request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_buffer_iflush_ = pmpi_buffer_iflush_
+#pragma weak mpi_buffer_iflush = pmpi_buffer_iflush_
+#pragma weak mpi_buffer_iflush__ = pmpi_buffer_iflush_
+#pragma weak MPI_BUFFER_IFLUSH = pmpi_buffer_iflush_
+#pragma weak pmpi_buffer_iflush = pmpi_buffer_iflush_
+#pragma weak pmpi_buffer_iflush__ = pmpi_buffer_iflush_
+#pragma weak PMPI_BUFFER_IFLUSH = pmpi_buffer_iflush_
+#pragma weak pmpi_buffer_iflush_f08_ = pmpi_buffer_iflush_
+#pragma weak mpi_buffer_iflush_f08_ = pmpi_buffer_iflush_
+#pragma weak pmpir_buffer_iflush_f08_ = pmpi_buffer_iflush_
 
 void pmpi_cancel_(MPI_Fint *request, MPI_Fint *ierr) {
   int rc = MPI_Cancel(request);
@@ -1753,6 +1819,73 @@ void pmpi_comm_accept_(char *port_name, MPI_Fint *info, MPI_Fint *root,
 #pragma weak pmpi_comm_accept_f08_ = pmpi_comm_accept_
 #pragma weak mpi_comm_accept_f08_ = pmpi_comm_accept_
 #pragma weak pmpir_comm_accept_f08_ = pmpi_comm_accept_
+
+void pmpi_comm_attach_buffer_(MPI_Fint *comm, void *buffer, MPI_Fint *size,
+                              MPI_Fint *ierr) {
+  int rc = MPI_Comm_attach_buffer(*comm, hc_f_buf(buffer), *size);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_comm_attach_buffer_ = pmpi_comm_attach_buffer_
+#pragma weak mpi_comm_attach_buffer = pmpi_comm_attach_buffer_
+#pragma weak mpi_comm_attach_buffer__ = pmpi_comm_attach_buffer_
+#pragma weak MPI_COMM_ATTACH_BUFFER = pmpi_comm_attach_buffer_
+#pragma weak pmpi_comm_attach_buffer = pmpi_comm_attach_buffer_
+#pragma weak pmpi_comm_attach_buffer__ = pmpi_comm_attach_buffer_
+#pragma weak PMPI_COMM_ATTACH_BUFFER = pmpi_comm_attach_buffer_
+void pmpi_comm_attach_buffer_f08ts_(MPI_Fint *comm, hc_f_gfc_desc_t *buffer,
+                                    MPI_Fint *size, MPI_Fint *ierr) {
+  if (hc_f_f08ts_contiguous(buffer)) {
+    pmpi_comm_attach_buffer_(comm, hc_f_f08ts_buf(buffer), size, ierr);
+    return;
+  }
+  hc_f_section_t s[1] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "buffer", buffer, -1, 0,
+                               HC_F_SECTION_COPY | HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_comm_attach_buffer_(comm, s[0].addr, size, ierr);
+  hc_f_sections_end(s, 1, ok, "MPI_Comm_attach_buffer", HC_MPI_BIND_COMM, *comm,
+                    ierr);
+}
+#pragma weak mpi_comm_attach_buffer_f08ts_ = pmpi_comm_attach_buffer_f08ts_
+#pragma weak pmpir_comm_attach_buffer_f08ts_ = pmpi_comm_attach_buffer_f08ts_
+
+void pmpi_comm_attach_buffer_c_(MPI_Fint *comm, void *buffer, MPI_Count *size,
+                                MPI_Fint *ierr) {
+  int rc = MPI_Comm_attach_buffer_c(*comm, hc_f_buf(buffer), *size);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_comm_attach_buffer_c_ = pmpi_comm_attach_buffer_c_
+#pragma weak mpi_comm_attach_buffer_c = pmpi_comm_attach_buffer_c_
+#pragma weak mpi_comm_attach_buffer_c__ = pmpi_comm_attach_buffer_c_
+#pragma weak MPI_COMM_ATTACH_BUFFER_C = pmpi_comm_attach_buffer_c_
+#pragma weak pmpi_comm_attach_buffer_c = pmpi_comm_attach_buffer_c_
+#pragma weak pmpi_comm_attach_buffer_c__ = pmpi_comm_attach_buffer_c_
+#pragma weak PMPI_COMM_ATTACH_BUFFER_C = pmpi_comm_attach_buffer_c_
+void pmpi_comm_attach_buffer_f08ts_large_(MPI_Fint *comm,
+                                          hc_f_gfc_desc_t *buffer,
+                                          MPI_Count *size, MPI_Fint *ierr) {
+  if (hc_f_f08ts_contiguous(buffer)) {
+    pmpi_comm_attach_buffer_c_(comm, hc_f_f08ts_buf(buffer), size, ierr);
+    return;
+  }
+  hc_f_section_t s[1] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "buffer", buffer, -1, 0,
+                               HC_F_SECTION_COPY | HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_comm_attach_buffer_c_(comm, s[0].addr, size, ierr);
+  hc_f_sections_end(s, 1, ok, "MPI_Comm_attach_buffer_c", HC_MPI_BIND_COMM,
+                    *comm, ierr);
+}
+#pragma weak mpi_comm_attach_buffer_f08ts_large_ =                             \
+    pmpi_comm_attach_buffer_f08ts_large_
+#pragma weak pmpir_comm_attach_buffer_f08ts_large_ =                           \
+    pmpi_comm_attach_buffer_f08ts_large_
+#pragma weak mpi_comm_attach_buffer_c_f08ts_ =                                 \
+    pmpi_comm_attach_buffer_f08ts_large_
+#pragma weak pmpir_comm_attach_buffer_c_f08ts_ =                               \
+    pmpi_comm_attach_buffer_f08ts_large_
 
 void pmpi_comm_call_errhandler_(MPI_Fint *comm, MPI_Fint *errorcode,
                                 MPI_Fint *ierr) {
@@ -1948,6 +2081,21 @@ void pmpi_comm_dup_with_info_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *newcomm,
 #pragma weak mpi_comm_dup_with_info_f08_ = pmpi_comm_dup_with_info_
 #pragma weak pmpir_comm_dup_with_info_f08_ = pmpi_comm_dup_with_info_
 
+void pmpi_comm_flush_buffer_(MPI_Fint *comm, MPI_Fint *ierr) {
+  int rc = MPI_Comm_flush_buffer(*comm);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_comm_flush_buffer_ = pmpi_comm_flush_buffer_
+#pragma weak mpi_comm_flush_buffer = pmpi_comm_flush_buffer_
+#pragma weak mpi_comm_flush_buffer__ = pmpi_comm_flush_buffer_
+#pragma weak MPI_COMM_FLUSH_BUFFER = pmpi_comm_flush_buffer_
+#pragma weak pmpi_comm_flush_buffer = pmpi_comm_flush_buffer_
+#pragma weak pmpi_comm_flush_buffer__ = pmpi_comm_flush_buffer_
+#pragma weak PMPI_COMM_FLUSH_BUFFER = pmpi_comm_flush_buffer_
+#pragma weak pmpi_comm_flush_buffer_f08_ = pmpi_comm_flush_buffer_
+#pragma weak mpi_comm_flush_buffer_f08_ = pmpi_comm_flush_buffer_
+#pragma weak pmpir_comm_flush_buffer_f08_ = pmpi_comm_flush_buffer_
+
 void pmpi_comm_free_(MPI_Fint *comm, MPI_Fint *ierr) {
   int rc = MPI_Comm_free(comm);
   hc_f_err(ierr, rc);
@@ -2098,6 +2246,22 @@ void pmpi_comm_idup_with_info_(MPI_Fint *comm, MPI_Fint *info,
 #pragma weak pmpi_comm_idup_with_info_f08_ = pmpi_comm_idup_with_info_
 #pragma weak mpi_comm_idup_with_info_f08_ = pmpi_comm_idup_with_info_
 #pragma weak pmpir_comm_idup_with_info_f08_ = pmpi_comm_idup_with_info_
+
+void pmpi_comm_iflush_buffer_(MPI_Fint *comm, MPI_Fint *request,
+                              MPI_Fint *ierr) {
+  int rc = MPI_Comm_iflush_buffer(*comm, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_comm_iflush_buffer_ = pmpi_comm_iflush_buffer_
+#pragma weak mpi_comm_iflush_buffer = pmpi_comm_iflush_buffer_
+#pragma weak mpi_comm_iflush_buffer__ = pmpi_comm_iflush_buffer_
+#pragma weak MPI_COMM_IFLUSH_BUFFER = pmpi_comm_iflush_buffer_
+#pragma weak pmpi_comm_iflush_buffer = pmpi_comm_iflush_buffer_
+#pragma weak pmpi_comm_iflush_buffer__ = pmpi_comm_iflush_buffer_
+#pragma weak PMPI_COMM_IFLUSH_BUFFER = pmpi_comm_iflush_buffer_
+#pragma weak pmpi_comm_iflush_buffer_f08_ = pmpi_comm_iflush_buffer_
+#pragma weak mpi_comm_iflush_buffer_f08_ = pmpi_comm_iflush_buffer_
+#pragma weak pmpir_comm_iflush_buffer_f08_ = pmpi_comm_iflush_buffer_
 
 void pmpi_comm_join_(MPI_Fint *fd, MPI_Fint *intercomm, MPI_Fint *ierr) {
   int rc = MPI_Comm_join(*fd, intercomm);
@@ -2615,6 +2779,8 @@ void pmpi_exscan_f08ts_large_(hc_f_gfc_desc_t *sendbuf,
 }
 #pragma weak mpi_exscan_f08ts_large_ = pmpi_exscan_f08ts_large_
 #pragma weak pmpir_exscan_f08ts_large_ = pmpi_exscan_f08ts_large_
+#pragma weak mpi_exscan_c_f08ts_ = pmpi_exscan_f08ts_large_
+#pragma weak pmpir_exscan_c_f08ts_ = pmpi_exscan_f08ts_large_
 
 void pmpi_exscan_init_(void *sendbuf, void *recvbuf, MPI_Fint *count,
                        MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm,
@@ -2691,6 +2857,8 @@ void pmpi_exscan_init_f08ts_large_(hc_f_gfc_desc_t *sendbuf,
 }
 #pragma weak mpi_exscan_init_f08ts_large_ = pmpi_exscan_init_f08ts_large_
 #pragma weak pmpir_exscan_init_f08ts_large_ = pmpi_exscan_init_f08ts_large_
+#pragma weak mpi_exscan_init_c_f08ts_ = pmpi_exscan_init_f08ts_large_
+#pragma weak pmpir_exscan_init_c_f08ts_ = pmpi_exscan_init_f08ts_large_
 
 void pmpi_fetch_and_op_(void *origin_addr, void *result_addr,
                         MPI_Fint *datatype, MPI_Fint *target_rank,
@@ -2965,6 +3133,8 @@ void pmpi_file_get_type_extent_c_(MPI_Fint *fh, MPI_Fint *datatype,
 #pragma weak mpi_file_get_type_extent_f08_large_ = pmpi_file_get_type_extent_c_
 #pragma weak pmpir_file_get_type_extent_f08_large_ =                           \
     pmpi_file_get_type_extent_c_
+#pragma weak mpi_file_get_type_extent_c_f08_ = pmpi_file_get_type_extent_c_
+#pragma weak pmpir_file_get_type_extent_c_f08_ = pmpi_file_get_type_extent_c_
 
 void pmpi_file_get_view_(MPI_Fint *fh, MPI_Offset *disp, MPI_Fint *etype,
                          MPI_Fint *filetype, char *datarep, MPI_Fint *ierr,
@@ -3095,6 +3265,8 @@ void pmpi_file_iread_all_f08ts_large_(MPI_Fint *fh, hc_f_gfc_desc_t *buf,
 #pragma weak mpi_file_iread_all_f08ts_large_ = pmpi_file_iread_all_f08ts_large_
 #pragma weak pmpir_file_iread_all_f08ts_large_ =                               \
     pmpi_file_iread_all_f08ts_large_
+#pragma weak mpi_file_iread_all_c_f08ts_ = pmpi_file_iread_all_f08ts_large_
+#pragma weak pmpir_file_iread_all_c_f08ts_ = pmpi_file_iread_all_f08ts_large_
 
 void pmpi_file_iread_at_(MPI_Fint *fh, MPI_Offset *offset, void *buf,
                          MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request,
@@ -3204,6 +3376,10 @@ void pmpi_file_iread_at_all_f08ts_large_(MPI_Fint *fh, MPI_Offset *offset,
     pmpi_file_iread_at_all_f08ts_large_
 #pragma weak pmpir_file_iread_at_all_f08ts_large_ =                            \
     pmpi_file_iread_at_all_f08ts_large_
+#pragma weak mpi_file_iread_at_all_c_f08ts_ =                                  \
+    pmpi_file_iread_at_all_f08ts_large_
+#pragma weak pmpir_file_iread_at_all_c_f08ts_ =                                \
+    pmpi_file_iread_at_all_f08ts_large_
 
 void pmpi_file_iread_at_c_(MPI_Fint *fh, MPI_Offset *offset, void *buf,
                            MPI_Count *count, MPI_Fint *datatype,
@@ -3240,6 +3416,8 @@ void pmpi_file_iread_at_f08ts_large_(MPI_Fint *fh, MPI_Offset *offset,
 }
 #pragma weak mpi_file_iread_at_f08ts_large_ = pmpi_file_iread_at_f08ts_large_
 #pragma weak pmpir_file_iread_at_f08ts_large_ = pmpi_file_iread_at_f08ts_large_
+#pragma weak mpi_file_iread_at_c_f08ts_ = pmpi_file_iread_at_f08ts_large_
+#pragma weak pmpir_file_iread_at_c_f08ts_ = pmpi_file_iread_at_f08ts_large_
 
 void pmpi_file_iread_c_(MPI_Fint *fh, void *buf, MPI_Count *count,
                         MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierr) {
@@ -3271,6 +3449,8 @@ void pmpi_file_iread_f08ts_large_(MPI_Fint *fh, hc_f_gfc_desc_t *buf,
 }
 #pragma weak mpi_file_iread_f08ts_large_ = pmpi_file_iread_f08ts_large_
 #pragma weak pmpir_file_iread_f08ts_large_ = pmpi_file_iread_f08ts_large_
+#pragma weak mpi_file_iread_c_f08ts_ = pmpi_file_iread_f08ts_large_
+#pragma weak pmpir_file_iread_c_f08ts_ = pmpi_file_iread_f08ts_large_
 
 void pmpi_file_iread_shared_(MPI_Fint *fh, void *buf, MPI_Fint *count,
                              MPI_Fint *datatype, MPI_Fint *request,
@@ -3342,6 +3522,10 @@ void pmpi_file_iread_shared_f08ts_large_(MPI_Fint *fh, hc_f_gfc_desc_t *buf,
 #pragma weak mpi_file_iread_shared_f08ts_large_ =                              \
     pmpi_file_iread_shared_f08ts_large_
 #pragma weak pmpir_file_iread_shared_f08ts_large_ =                            \
+    pmpi_file_iread_shared_f08ts_large_
+#pragma weak mpi_file_iread_shared_c_f08ts_ =                                  \
+    pmpi_file_iread_shared_f08ts_large_
+#pragma weak pmpir_file_iread_shared_c_f08ts_ =                                \
     pmpi_file_iread_shared_f08ts_large_
 
 void pmpi_file_iwrite_(MPI_Fint *fh, void *buf, MPI_Fint *count,
@@ -3446,6 +3630,8 @@ void pmpi_file_iwrite_all_f08ts_large_(MPI_Fint *fh, hc_f_gfc_desc_t *buf,
     pmpi_file_iwrite_all_f08ts_large_
 #pragma weak pmpir_file_iwrite_all_f08ts_large_ =                              \
     pmpi_file_iwrite_all_f08ts_large_
+#pragma weak mpi_file_iwrite_all_c_f08ts_ = pmpi_file_iwrite_all_f08ts_large_
+#pragma weak pmpir_file_iwrite_all_c_f08ts_ = pmpi_file_iwrite_all_f08ts_large_
 
 void pmpi_file_iwrite_at_(MPI_Fint *fh, MPI_Offset *offset, void *buf,
                           MPI_Fint *count, MPI_Fint *datatype,
@@ -3556,6 +3742,10 @@ void pmpi_file_iwrite_at_all_f08ts_large_(MPI_Fint *fh, MPI_Offset *offset,
     pmpi_file_iwrite_at_all_f08ts_large_
 #pragma weak pmpir_file_iwrite_at_all_f08ts_large_ =                           \
     pmpi_file_iwrite_at_all_f08ts_large_
+#pragma weak mpi_file_iwrite_at_all_c_f08ts_ =                                 \
+    pmpi_file_iwrite_at_all_f08ts_large_
+#pragma weak pmpir_file_iwrite_at_all_c_f08ts_ =                               \
+    pmpi_file_iwrite_at_all_f08ts_large_
 
 void pmpi_file_iwrite_at_c_(MPI_Fint *fh, MPI_Offset *offset, void *buf,
                             MPI_Count *count, MPI_Fint *datatype,
@@ -3593,6 +3783,8 @@ void pmpi_file_iwrite_at_f08ts_large_(MPI_Fint *fh, MPI_Offset *offset,
 #pragma weak mpi_file_iwrite_at_f08ts_large_ = pmpi_file_iwrite_at_f08ts_large_
 #pragma weak pmpir_file_iwrite_at_f08ts_large_ =                               \
     pmpi_file_iwrite_at_f08ts_large_
+#pragma weak mpi_file_iwrite_at_c_f08ts_ = pmpi_file_iwrite_at_f08ts_large_
+#pragma weak pmpir_file_iwrite_at_c_f08ts_ = pmpi_file_iwrite_at_f08ts_large_
 
 void pmpi_file_iwrite_c_(MPI_Fint *fh, void *buf, MPI_Count *count,
                          MPI_Fint *datatype, MPI_Fint *request,
@@ -3627,6 +3819,8 @@ void pmpi_file_iwrite_f08ts_large_(MPI_Fint *fh, hc_f_gfc_desc_t *buf,
 }
 #pragma weak mpi_file_iwrite_f08ts_large_ = pmpi_file_iwrite_f08ts_large_
 #pragma weak pmpir_file_iwrite_f08ts_large_ = pmpi_file_iwrite_f08ts_large_
+#pragma weak mpi_file_iwrite_c_f08ts_ = pmpi_file_iwrite_f08ts_large_
+#pragma weak pmpir_file_iwrite_c_f08ts_ = pmpi_file_iwrite_f08ts_large_
 
 void pmpi_file_iwrite_shared_(MPI_Fint *fh, void *buf, MPI_Fint *count,
                               MPI_Fint *datatype, MPI_Fint *request,
@@ -3698,6 +3892,10 @@ void pmpi_file_iwrite_shared_f08ts_large_(MPI_Fint *fh, hc_f_gfc_desc_t *buf,
 #pragma weak mpi_file_iwrite_shared_f08ts_large_ =                             \
     pmpi_file_iwrite_shared_f08ts_large_
 #pragma weak pmpir_file_iwrite_shared_f08ts_large_ =                           \
+    pmpi_file_iwrite_shared_f08ts_large_
+#pragma weak mpi_file_iwrite_shared_c_f08ts_ =                                 \
+    pmpi_file_iwrite_shared_f08ts_large_
+#pragma weak pmpir_file_iwrite_shared_c_f08ts_ =                               \
     pmpi_file_iwrite_shared_f08ts_large_
 
 void pmpi_file_open_(MPI_Fint *comm, char *filename, MPI_Fint *amode,
@@ -3873,6 +4071,10 @@ void pmpi_file_read_all_begin_f08ts_large_(MPI_Fint *fh, hc_f_gfc_desc_t *buf,
     pmpi_file_read_all_begin_f08ts_large_
 #pragma weak pmpir_file_read_all_begin_f08ts_large_ =                          \
     pmpi_file_read_all_begin_f08ts_large_
+#pragma weak mpi_file_read_all_begin_c_f08ts_ =                                \
+    pmpi_file_read_all_begin_f08ts_large_
+#pragma weak pmpir_file_read_all_begin_c_f08ts_ =                              \
+    pmpi_file_read_all_begin_f08ts_large_
 
 void pmpi_file_read_all_c_(MPI_Fint *fh, void *buf, MPI_Count *count,
                            MPI_Fint *datatype, MPI_Fint *status,
@@ -3909,6 +4111,8 @@ void pmpi_file_read_all_f08ts_large_(MPI_Fint *fh, hc_f_gfc_desc_t *buf,
 }
 #pragma weak mpi_file_read_all_f08ts_large_ = pmpi_file_read_all_f08ts_large_
 #pragma weak pmpir_file_read_all_f08ts_large_ = pmpi_file_read_all_f08ts_large_
+#pragma weak mpi_file_read_all_c_f08ts_ = pmpi_file_read_all_f08ts_large_
+#pragma weak pmpir_file_read_all_c_f08ts_ = pmpi_file_read_all_f08ts_large_
 
 void pmpi_file_read_all_end_(MPI_Fint *fh, void *buf, MPI_Fint *status,
                              MPI_Fint *ierr) {
@@ -4078,6 +4282,10 @@ void pmpi_file_read_at_all_begin_f08ts_large_(MPI_Fint *fh, MPI_Offset *offset,
     pmpi_file_read_at_all_begin_f08ts_large_
 #pragma weak pmpir_file_read_at_all_begin_f08ts_large_ =                       \
     pmpi_file_read_at_all_begin_f08ts_large_
+#pragma weak mpi_file_read_at_all_begin_c_f08ts_ =                             \
+    pmpi_file_read_at_all_begin_f08ts_large_
+#pragma weak pmpir_file_read_at_all_begin_c_f08ts_ =                           \
+    pmpi_file_read_at_all_begin_f08ts_large_
 
 void pmpi_file_read_at_all_c_(MPI_Fint *fh, MPI_Offset *offset, void *buf,
                               MPI_Count *count, MPI_Fint *datatype,
@@ -4116,6 +4324,9 @@ void pmpi_file_read_at_all_f08ts_large_(MPI_Fint *fh, MPI_Offset *offset,
 #pragma weak mpi_file_read_at_all_f08ts_large_ =                               \
     pmpi_file_read_at_all_f08ts_large_
 #pragma weak pmpir_file_read_at_all_f08ts_large_ =                             \
+    pmpi_file_read_at_all_f08ts_large_
+#pragma weak mpi_file_read_at_all_c_f08ts_ = pmpi_file_read_at_all_f08ts_large_
+#pragma weak pmpir_file_read_at_all_c_f08ts_ =                                 \
     pmpi_file_read_at_all_f08ts_large_
 
 void pmpi_file_read_at_all_end_(MPI_Fint *fh, void *buf, MPI_Fint *status,
@@ -4175,6 +4386,8 @@ void pmpi_file_read_at_f08ts_large_(MPI_Fint *fh, MPI_Offset *offset,
 }
 #pragma weak mpi_file_read_at_f08ts_large_ = pmpi_file_read_at_f08ts_large_
 #pragma weak pmpir_file_read_at_f08ts_large_ = pmpi_file_read_at_f08ts_large_
+#pragma weak mpi_file_read_at_c_f08ts_ = pmpi_file_read_at_f08ts_large_
+#pragma weak pmpir_file_read_at_c_f08ts_ = pmpi_file_read_at_f08ts_large_
 
 void pmpi_file_read_c_(MPI_Fint *fh, void *buf, MPI_Count *count,
                        MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr) {
@@ -4207,6 +4420,8 @@ void pmpi_file_read_f08ts_large_(MPI_Fint *fh, hc_f_gfc_desc_t *buf,
 }
 #pragma weak mpi_file_read_f08ts_large_ = pmpi_file_read_f08ts_large_
 #pragma weak pmpir_file_read_f08ts_large_ = pmpi_file_read_f08ts_large_
+#pragma weak mpi_file_read_c_f08ts_ = pmpi_file_read_f08ts_large_
+#pragma weak pmpir_file_read_c_f08ts_ = pmpi_file_read_f08ts_large_
 
 void pmpi_file_read_ordered_(MPI_Fint *fh, void *buf, MPI_Fint *count,
                              MPI_Fint *datatype, MPI_Fint *status,
@@ -4316,6 +4531,10 @@ void pmpi_file_read_ordered_begin_f08ts_large_(MPI_Fint *fh,
     pmpi_file_read_ordered_begin_f08ts_large_
 #pragma weak pmpir_file_read_ordered_begin_f08ts_large_ =                      \
     pmpi_file_read_ordered_begin_f08ts_large_
+#pragma weak mpi_file_read_ordered_begin_c_f08ts_ =                            \
+    pmpi_file_read_ordered_begin_f08ts_large_
+#pragma weak pmpir_file_read_ordered_begin_c_f08ts_ =                          \
+    pmpi_file_read_ordered_begin_f08ts_large_
 
 void pmpi_file_read_ordered_c_(MPI_Fint *fh, void *buf, MPI_Count *count,
                                MPI_Fint *datatype, MPI_Fint *status,
@@ -4353,6 +4572,10 @@ void pmpi_file_read_ordered_f08ts_large_(MPI_Fint *fh, hc_f_gfc_desc_t *buf,
 #pragma weak mpi_file_read_ordered_f08ts_large_ =                              \
     pmpi_file_read_ordered_f08ts_large_
 #pragma weak pmpir_file_read_ordered_f08ts_large_ =                            \
+    pmpi_file_read_ordered_f08ts_large_
+#pragma weak mpi_file_read_ordered_c_f08ts_ =                                  \
+    pmpi_file_read_ordered_f08ts_large_
+#pragma weak pmpir_file_read_ordered_c_f08ts_ =                                \
     pmpi_file_read_ordered_f08ts_large_
 
 void pmpi_file_read_ordered_end_(MPI_Fint *fh, void *buf, MPI_Fint *status,
@@ -4449,6 +4672,9 @@ void pmpi_file_read_shared_f08ts_large_(MPI_Fint *fh, hc_f_gfc_desc_t *buf,
 #pragma weak mpi_file_read_shared_f08ts_large_ =                               \
     pmpi_file_read_shared_f08ts_large_
 #pragma weak pmpir_file_read_shared_f08ts_large_ =                             \
+    pmpi_file_read_shared_f08ts_large_
+#pragma weak mpi_file_read_shared_c_f08ts_ = pmpi_file_read_shared_f08ts_large_
+#pragma weak pmpir_file_read_shared_c_f08ts_ =                                 \
     pmpi_file_read_shared_f08ts_large_
 
 void pmpi_file_seek_(MPI_Fint *fh, MPI_Offset *offset, MPI_Fint *whence,
@@ -4719,6 +4945,10 @@ void pmpi_file_write_all_begin_f08ts_large_(MPI_Fint *fh, hc_f_gfc_desc_t *buf,
     pmpi_file_write_all_begin_f08ts_large_
 #pragma weak pmpir_file_write_all_begin_f08ts_large_ =                         \
     pmpi_file_write_all_begin_f08ts_large_
+#pragma weak mpi_file_write_all_begin_c_f08ts_ =                               \
+    pmpi_file_write_all_begin_f08ts_large_
+#pragma weak pmpir_file_write_all_begin_c_f08ts_ =                             \
+    pmpi_file_write_all_begin_f08ts_large_
 
 void pmpi_file_write_all_c_(MPI_Fint *fh, void *buf, MPI_Count *count,
                             MPI_Fint *datatype, MPI_Fint *status,
@@ -4755,6 +4985,8 @@ void pmpi_file_write_all_f08ts_large_(MPI_Fint *fh, hc_f_gfc_desc_t *buf,
 #pragma weak mpi_file_write_all_f08ts_large_ = pmpi_file_write_all_f08ts_large_
 #pragma weak pmpir_file_write_all_f08ts_large_ =                               \
     pmpi_file_write_all_f08ts_large_
+#pragma weak mpi_file_write_all_c_f08ts_ = pmpi_file_write_all_f08ts_large_
+#pragma weak pmpir_file_write_all_c_f08ts_ = pmpi_file_write_all_f08ts_large_
 
 void pmpi_file_write_all_end_(MPI_Fint *fh, void *buf, MPI_Fint *status,
                               MPI_Fint *ierr) {
@@ -4922,6 +5154,10 @@ void pmpi_file_write_at_all_begin_f08ts_large_(MPI_Fint *fh, MPI_Offset *offset,
     pmpi_file_write_at_all_begin_f08ts_large_
 #pragma weak pmpir_file_write_at_all_begin_f08ts_large_ =                      \
     pmpi_file_write_at_all_begin_f08ts_large_
+#pragma weak mpi_file_write_at_all_begin_c_f08ts_ =                            \
+    pmpi_file_write_at_all_begin_f08ts_large_
+#pragma weak pmpir_file_write_at_all_begin_c_f08ts_ =                          \
+    pmpi_file_write_at_all_begin_f08ts_large_
 
 void pmpi_file_write_at_all_c_(MPI_Fint *fh, MPI_Offset *offset, void *buf,
                                MPI_Count *count, MPI_Fint *datatype,
@@ -4959,6 +5195,10 @@ void pmpi_file_write_at_all_f08ts_large_(MPI_Fint *fh, MPI_Offset *offset,
 #pragma weak mpi_file_write_at_all_f08ts_large_ =                              \
     pmpi_file_write_at_all_f08ts_large_
 #pragma weak pmpir_file_write_at_all_f08ts_large_ =                            \
+    pmpi_file_write_at_all_f08ts_large_
+#pragma weak mpi_file_write_at_all_c_f08ts_ =                                  \
+    pmpi_file_write_at_all_f08ts_large_
+#pragma weak pmpir_file_write_at_all_c_f08ts_ =                                \
     pmpi_file_write_at_all_f08ts_large_
 
 void pmpi_file_write_at_all_end_(MPI_Fint *fh, void *buf, MPI_Fint *status,
@@ -5018,6 +5258,8 @@ void pmpi_file_write_at_f08ts_large_(MPI_Fint *fh, MPI_Offset *offset,
 }
 #pragma weak mpi_file_write_at_f08ts_large_ = pmpi_file_write_at_f08ts_large_
 #pragma weak pmpir_file_write_at_f08ts_large_ = pmpi_file_write_at_f08ts_large_
+#pragma weak mpi_file_write_at_c_f08ts_ = pmpi_file_write_at_f08ts_large_
+#pragma weak pmpir_file_write_at_c_f08ts_ = pmpi_file_write_at_f08ts_large_
 
 void pmpi_file_write_c_(MPI_Fint *fh, void *buf, MPI_Count *count,
                         MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr) {
@@ -5049,6 +5291,8 @@ void pmpi_file_write_f08ts_large_(MPI_Fint *fh, hc_f_gfc_desc_t *buf,
 }
 #pragma weak mpi_file_write_f08ts_large_ = pmpi_file_write_f08ts_large_
 #pragma weak pmpir_file_write_f08ts_large_ = pmpi_file_write_f08ts_large_
+#pragma weak mpi_file_write_c_f08ts_ = pmpi_file_write_f08ts_large_
+#pragma weak pmpir_file_write_c_f08ts_ = pmpi_file_write_f08ts_large_
 
 void pmpi_file_write_ordered_(MPI_Fint *fh, void *buf, MPI_Fint *count,
                               MPI_Fint *datatype, MPI_Fint *status,
@@ -5159,6 +5403,10 @@ void pmpi_file_write_ordered_begin_f08ts_large_(MPI_Fint *fh,
     pmpi_file_write_ordered_begin_f08ts_large_
 #pragma weak pmpir_file_write_ordered_begin_f08ts_large_ =                     \
     pmpi_file_write_ordered_begin_f08ts_large_
+#pragma weak mpi_file_write_ordered_begin_c_f08ts_ =                           \
+    pmpi_file_write_ordered_begin_f08ts_large_
+#pragma weak pmpir_file_write_ordered_begin_c_f08ts_ =                         \
+    pmpi_file_write_ordered_begin_f08ts_large_
 
 void pmpi_file_write_ordered_c_(MPI_Fint *fh, void *buf, MPI_Count *count,
                                 MPI_Fint *datatype, MPI_Fint *status,
@@ -5195,6 +5443,10 @@ void pmpi_file_write_ordered_f08ts_large_(MPI_Fint *fh, hc_f_gfc_desc_t *buf,
 #pragma weak mpi_file_write_ordered_f08ts_large_ =                             \
     pmpi_file_write_ordered_f08ts_large_
 #pragma weak pmpir_file_write_ordered_f08ts_large_ =                           \
+    pmpi_file_write_ordered_f08ts_large_
+#pragma weak mpi_file_write_ordered_c_f08ts_ =                                 \
+    pmpi_file_write_ordered_f08ts_large_
+#pragma weak pmpir_file_write_ordered_c_f08ts_ =                               \
     pmpi_file_write_ordered_f08ts_large_
 
 void pmpi_file_write_ordered_end_(MPI_Fint *fh, void *buf, MPI_Fint *status,
@@ -5289,6 +5541,10 @@ void pmpi_file_write_shared_f08ts_large_(MPI_Fint *fh, hc_f_gfc_desc_t *buf,
 #pragma weak mpi_file_write_shared_f08ts_large_ =                              \
     pmpi_file_write_shared_f08ts_large_
 #pragma weak pmpir_file_write_shared_f08ts_large_ =                            \
+    pmpi_file_write_shared_f08ts_large_
+#pragma weak mpi_file_write_shared_c_f08ts_ =                                  \
+    pmpi_file_write_shared_f08ts_large_
+#pragma weak pmpir_file_write_shared_c_f08ts_ =                                \
     pmpi_file_write_shared_f08ts_large_
 
 void pmpi_finalize_(MPI_Fint *ierr) {
@@ -5419,6 +5675,8 @@ void pmpi_gather_f08ts_large_(hc_f_gfc_desc_t *sendbuf, MPI_Count *sendcount,
 }
 #pragma weak mpi_gather_f08ts_large_ = pmpi_gather_f08ts_large_
 #pragma weak pmpir_gather_f08ts_large_ = pmpi_gather_f08ts_large_
+#pragma weak mpi_gather_c_f08ts_ = pmpi_gather_f08ts_large_
+#pragma weak pmpir_gather_c_f08ts_ = pmpi_gather_f08ts_large_
 
 void pmpi_gather_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
                        void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype,
@@ -5506,6 +5764,8 @@ void pmpi_gather_init_f08ts_large_(hc_f_gfc_desc_t *sendbuf,
 }
 #pragma weak mpi_gather_init_f08ts_large_ = pmpi_gather_init_f08ts_large_
 #pragma weak pmpir_gather_init_f08ts_large_ = pmpi_gather_init_f08ts_large_
+#pragma weak mpi_gather_init_c_f08ts_ = pmpi_gather_init_f08ts_large_
+#pragma weak pmpir_gather_init_c_f08ts_ = pmpi_gather_init_f08ts_large_
 
 void pmpi_gatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
                    void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs,
@@ -5590,6 +5850,8 @@ void pmpi_gatherv_f08ts_large_(hc_f_gfc_desc_t *sendbuf, MPI_Count *sendcount,
 }
 #pragma weak mpi_gatherv_f08ts_large_ = pmpi_gatherv_f08ts_large_
 #pragma weak pmpir_gatherv_f08ts_large_ = pmpi_gatherv_f08ts_large_
+#pragma weak mpi_gatherv_c_f08ts_ = pmpi_gatherv_f08ts_large_
+#pragma weak pmpir_gatherv_c_f08ts_ = pmpi_gatherv_f08ts_large_
 
 void pmpi_gatherv_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
                         void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs,
@@ -5680,6 +5942,8 @@ void pmpi_gatherv_init_f08ts_large_(hc_f_gfc_desc_t *sendbuf,
 }
 #pragma weak mpi_gatherv_init_f08ts_large_ = pmpi_gatherv_init_f08ts_large_
 #pragma weak pmpir_gatherv_init_f08ts_large_ = pmpi_gatherv_init_f08ts_large_
+#pragma weak mpi_gatherv_init_c_f08ts_ = pmpi_gatherv_init_f08ts_large_
+#pragma weak pmpir_gatherv_init_c_f08ts_ = pmpi_gatherv_init_f08ts_large_
 
 void pmpi_get_(void *origin_addr, MPI_Fint *origin_count,
                MPI_Fint *origin_datatype, MPI_Fint *target_rank,
@@ -5820,6 +6084,8 @@ void pmpi_get_accumulate_f08ts_large_(
 #pragma weak mpi_get_accumulate_f08ts_large_ = pmpi_get_accumulate_f08ts_large_
 #pragma weak pmpir_get_accumulate_f08ts_large_ =                               \
     pmpi_get_accumulate_f08ts_large_
+#pragma weak mpi_get_accumulate_c_f08ts_ = pmpi_get_accumulate_f08ts_large_
+#pragma weak pmpir_get_accumulate_c_f08ts_ = pmpi_get_accumulate_f08ts_large_
 
 void pmpi_get_address_(void *location, MPI_Aint *address, MPI_Fint *ierr) {
   int rc = MPI_Get_address(hc_f_buf(location), address);
@@ -5878,6 +6144,8 @@ void pmpi_get_f08ts_large_(hc_f_gfc_desc_t *origin_addr,
 }
 #pragma weak mpi_get_f08ts_large_ = pmpi_get_f08ts_large_
 #pragma weak pmpir_get_f08ts_large_ = pmpi_get_f08ts_large_
+#pragma weak mpi_get_c_f08ts_ = pmpi_get_f08ts_large_
+#pragma weak pmpir_get_c_f08ts_ = pmpi_get_f08ts_large_
 
 void pmpi_get_count_(MPI_Fint *status, MPI_Fint *datatype, MPI_Fint *count,
                      MPI_Fint *ierr) {
@@ -5910,6 +6178,8 @@ void pmpi_get_count_c_(MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count,
 #pragma weak pmpi_get_count_f08_large_ = pmpi_get_count_c_
 #pragma weak mpi_get_count_f08_large_ = pmpi_get_count_c_
 #pragma weak pmpir_get_count_f08_large_ = pmpi_get_count_c_
+#pragma weak mpi_get_count_c_f08_ = pmpi_get_count_c_
+#pragma weak pmpir_get_count_c_f08_ = pmpi_get_count_c_
 
 void pmpi_get_elements_(MPI_Fint *status, MPI_Fint *datatype, MPI_Fint *count,
                         MPI_Fint *ierr) {
@@ -5942,6 +6212,8 @@ void pmpi_get_elements_c_(MPI_Fint *status, MPI_Fint *datatype,
 #pragma weak pmpi_get_elements_f08_large_ = pmpi_get_elements_c_
 #pragma weak mpi_get_elements_f08_large_ = pmpi_get_elements_c_
 #pragma weak pmpir_get_elements_f08_large_ = pmpi_get_elements_c_
+#pragma weak mpi_get_elements_c_f08_ = pmpi_get_elements_c_
+#pragma weak pmpir_get_elements_c_f08_ = pmpi_get_elements_c_
 
 void pmpi_get_elements_x_(MPI_Fint *status, MPI_Fint *datatype,
                           MPI_Count *count, MPI_Fint *ierr) {
@@ -5958,6 +6230,21 @@ void pmpi_get_elements_x_(MPI_Fint *status, MPI_Fint *datatype,
 #pragma weak pmpi_get_elements_x_f08_ = pmpi_get_elements_x_
 #pragma weak mpi_get_elements_x_f08_ = pmpi_get_elements_x_
 #pragma weak pmpir_get_elements_x_f08_ = pmpi_get_elements_x_
+
+void pmpi_get_hw_resource_info_(MPI_Fint *hw_info, MPI_Fint *ierr) {
+  int rc = MPI_Get_hw_resource_info(hw_info);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_get_hw_resource_info_ = pmpi_get_hw_resource_info_
+#pragma weak mpi_get_hw_resource_info = pmpi_get_hw_resource_info_
+#pragma weak mpi_get_hw_resource_info__ = pmpi_get_hw_resource_info_
+#pragma weak MPI_GET_HW_RESOURCE_INFO = pmpi_get_hw_resource_info_
+#pragma weak pmpi_get_hw_resource_info = pmpi_get_hw_resource_info_
+#pragma weak pmpi_get_hw_resource_info__ = pmpi_get_hw_resource_info_
+#pragma weak PMPI_GET_HW_RESOURCE_INFO = pmpi_get_hw_resource_info_
+#pragma weak pmpi_get_hw_resource_info_f08_ = pmpi_get_hw_resource_info_
+#pragma weak mpi_get_hw_resource_info_f08_ = pmpi_get_hw_resource_info_
+#pragma weak pmpir_get_hw_resource_info_f08_ = pmpi_get_hw_resource_info_
 
 void pmpi_get_library_version_(char *version, MPI_Fint *resultlen,
                                MPI_Fint *ierr, size_t version_len) {
@@ -6438,6 +6725,8 @@ void pmpi_iallgather_f08ts_large_(hc_f_gfc_desc_t *sendbuf,
 }
 #pragma weak mpi_iallgather_f08ts_large_ = pmpi_iallgather_f08ts_large_
 #pragma weak pmpir_iallgather_f08ts_large_ = pmpi_iallgather_f08ts_large_
+#pragma weak mpi_iallgather_c_f08ts_ = pmpi_iallgather_f08ts_large_
+#pragma weak pmpir_iallgather_c_f08ts_ = pmpi_iallgather_f08ts_large_
 
 void pmpi_iallgatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
                        void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs,
@@ -6523,6 +6812,8 @@ void pmpi_iallgatherv_f08ts_large_(hc_f_gfc_desc_t *sendbuf,
 }
 #pragma weak mpi_iallgatherv_f08ts_large_ = pmpi_iallgatherv_f08ts_large_
 #pragma weak pmpir_iallgatherv_f08ts_large_ = pmpi_iallgatherv_f08ts_large_
+#pragma weak mpi_iallgatherv_c_f08ts_ = pmpi_iallgatherv_f08ts_large_
+#pragma weak pmpir_iallgatherv_c_f08ts_ = pmpi_iallgatherv_f08ts_large_
 
 void pmpi_iallreduce_(void *sendbuf, void *recvbuf, MPI_Fint *count,
                       MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm,
@@ -6598,6 +6889,8 @@ void pmpi_iallreduce_f08ts_large_(hc_f_gfc_desc_t *sendbuf,
 }
 #pragma weak mpi_iallreduce_f08ts_large_ = pmpi_iallreduce_f08ts_large_
 #pragma weak pmpir_iallreduce_f08ts_large_ = pmpi_iallreduce_f08ts_large_
+#pragma weak mpi_iallreduce_c_f08ts_ = pmpi_iallreduce_f08ts_large_
+#pragma weak pmpir_iallreduce_c_f08ts_ = pmpi_iallreduce_f08ts_large_
 
 void pmpi_ialltoall_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
                      void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype,
@@ -6677,6 +6970,8 @@ void pmpi_ialltoall_f08ts_large_(hc_f_gfc_desc_t *sendbuf, MPI_Count *sendcount,
 }
 #pragma weak mpi_ialltoall_f08ts_large_ = pmpi_ialltoall_f08ts_large_
 #pragma weak pmpir_ialltoall_f08ts_large_ = pmpi_ialltoall_f08ts_large_
+#pragma weak mpi_ialltoall_c_f08ts_ = pmpi_ialltoall_f08ts_large_
+#pragma weak pmpir_ialltoall_c_f08ts_ = pmpi_ialltoall_f08ts_large_
 
 void pmpi_ialltoallv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls,
                       MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts,
@@ -6762,6 +7057,8 @@ void pmpi_ialltoallv_f08ts_large_(hc_f_gfc_desc_t *sendbuf,
 }
 #pragma weak mpi_ialltoallv_f08ts_large_ = pmpi_ialltoallv_f08ts_large_
 #pragma weak pmpir_ialltoallv_f08ts_large_ = pmpi_ialltoallv_f08ts_large_
+#pragma weak mpi_ialltoallv_c_f08ts_ = pmpi_ialltoallv_f08ts_large_
+#pragma weak pmpir_ialltoallv_c_f08ts_ = pmpi_ialltoallv_f08ts_large_
 
 void pmpi_ialltoallw_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls,
                       MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts,
@@ -6845,6 +7142,8 @@ void pmpi_ialltoallw_f08ts_large_(hc_f_gfc_desc_t *sendbuf,
 }
 #pragma weak mpi_ialltoallw_f08ts_large_ = pmpi_ialltoallw_f08ts_large_
 #pragma weak pmpir_ialltoallw_f08ts_large_ = pmpi_ialltoallw_f08ts_large_
+#pragma weak mpi_ialltoallw_c_f08ts_ = pmpi_ialltoallw_f08ts_large_
+#pragma weak pmpir_ialltoallw_c_f08ts_ = pmpi_ialltoallw_f08ts_large_
 
 void pmpi_ibarrier_(MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) {
   int rc = MPI_Ibarrier(*comm, request);
@@ -6928,6 +7227,8 @@ void pmpi_ibcast_f08ts_large_(hc_f_gfc_desc_t *buffer, MPI_Count *count,
 }
 #pragma weak mpi_ibcast_f08ts_large_ = pmpi_ibcast_f08ts_large_
 #pragma weak pmpir_ibcast_f08ts_large_ = pmpi_ibcast_f08ts_large_
+#pragma weak mpi_ibcast_c_f08ts_ = pmpi_ibcast_f08ts_large_
+#pragma weak pmpir_ibcast_c_f08ts_ = pmpi_ibcast_f08ts_large_
 
 void pmpi_ibsend_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
                   MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm,
@@ -6997,6 +7298,8 @@ void pmpi_ibsend_f08ts_large_(hc_f_gfc_desc_t *buf, MPI_Count *count,
 }
 #pragma weak mpi_ibsend_f08ts_large_ = pmpi_ibsend_f08ts_large_
 #pragma weak pmpir_ibsend_f08ts_large_ = pmpi_ibsend_f08ts_large_
+#pragma weak mpi_ibsend_c_f08ts_ = pmpi_ibsend_f08ts_large_
+#pragma weak pmpir_ibsend_c_f08ts_ = pmpi_ibsend_f08ts_large_
 
 void pmpi_iexscan_(void *sendbuf, void *recvbuf, MPI_Fint *count,
                    MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm,
@@ -7070,6 +7373,8 @@ void pmpi_iexscan_f08ts_large_(hc_f_gfc_desc_t *sendbuf,
 }
 #pragma weak mpi_iexscan_f08ts_large_ = pmpi_iexscan_f08ts_large_
 #pragma weak pmpir_iexscan_f08ts_large_ = pmpi_iexscan_f08ts_large_
+#pragma weak mpi_iexscan_c_f08ts_ = pmpi_iexscan_f08ts_large_
+#pragma weak pmpir_iexscan_c_f08ts_ = pmpi_iexscan_f08ts_large_
 
 void pmpi_igather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
                    void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype,
@@ -7152,6 +7457,8 @@ void pmpi_igather_f08ts_large_(hc_f_gfc_desc_t *sendbuf, MPI_Count *sendcount,
 }
 #pragma weak mpi_igather_f08ts_large_ = pmpi_igather_f08ts_large_
 #pragma weak pmpir_igather_f08ts_large_ = pmpi_igather_f08ts_large_
+#pragma weak mpi_igather_c_f08ts_ = pmpi_igather_f08ts_large_
+#pragma weak pmpir_igather_c_f08ts_ = pmpi_igather_f08ts_large_
 
 void pmpi_igatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
                     void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs,
@@ -7235,6 +7542,8 @@ void pmpi_igatherv_f08ts_large_(hc_f_gfc_desc_t *sendbuf, MPI_Count *sendcount,
 }
 #pragma weak mpi_igatherv_f08ts_large_ = pmpi_igatherv_f08ts_large_
 #pragma weak pmpir_igatherv_f08ts_large_ = pmpi_igatherv_f08ts_large_
+#pragma weak mpi_igatherv_c_f08ts_ = pmpi_igatherv_f08ts_large_
+#pragma weak pmpir_igatherv_c_f08ts_ = pmpi_igatherv_f08ts_large_
 
 void pmpi_improbe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm,
                    MPI_Fint *flag, MPI_Fint *message, MPI_Fint *status,
@@ -7319,6 +7628,8 @@ void pmpi_imrecv_f08ts_large_(hc_f_gfc_desc_t *buf, MPI_Count *count,
 }
 #pragma weak mpi_imrecv_f08ts_large_ = pmpi_imrecv_f08ts_large_
 #pragma weak pmpir_imrecv_f08ts_large_ = pmpi_imrecv_f08ts_large_
+#pragma weak mpi_imrecv_c_f08ts_ = pmpi_imrecv_f08ts_large_
+#pragma weak pmpir_imrecv_c_f08ts_ = pmpi_imrecv_f08ts_large_
 
 void pmpi_ineighbor_allgather_(void *sendbuf, MPI_Fint *sendcount,
                                MPI_Fint *sendtype, void *recvbuf,
@@ -7406,6 +7717,10 @@ void pmpi_ineighbor_allgather_f08ts_large_(
 #pragma weak mpi_ineighbor_allgather_f08ts_large_ =                            \
     pmpi_ineighbor_allgather_f08ts_large_
 #pragma weak pmpir_ineighbor_allgather_f08ts_large_ =                          \
+    pmpi_ineighbor_allgather_f08ts_large_
+#pragma weak mpi_ineighbor_allgather_c_f08ts_ =                                \
+    pmpi_ineighbor_allgather_f08ts_large_
+#pragma weak pmpir_ineighbor_allgather_c_f08ts_ =                              \
     pmpi_ineighbor_allgather_f08ts_large_
 
 void pmpi_ineighbor_allgatherv_(void *sendbuf, MPI_Fint *sendcount,
@@ -7498,6 +7813,10 @@ void pmpi_ineighbor_allgatherv_f08ts_large_(
     pmpi_ineighbor_allgatherv_f08ts_large_
 #pragma weak pmpir_ineighbor_allgatherv_f08ts_large_ =                         \
     pmpi_ineighbor_allgatherv_f08ts_large_
+#pragma weak mpi_ineighbor_allgatherv_c_f08ts_ =                               \
+    pmpi_ineighbor_allgatherv_f08ts_large_
+#pragma weak pmpir_ineighbor_allgatherv_c_f08ts_ =                             \
+    pmpi_ineighbor_allgatherv_f08ts_large_
 
 void pmpi_ineighbor_alltoall_(void *sendbuf, MPI_Fint *sendcount,
                               MPI_Fint *sendtype, void *recvbuf,
@@ -7585,6 +7904,10 @@ void pmpi_ineighbor_alltoall_f08ts_large_(
 #pragma weak mpi_ineighbor_alltoall_f08ts_large_ =                             \
     pmpi_ineighbor_alltoall_f08ts_large_
 #pragma weak pmpir_ineighbor_alltoall_f08ts_large_ =                           \
+    pmpi_ineighbor_alltoall_f08ts_large_
+#pragma weak mpi_ineighbor_alltoall_c_f08ts_ =                                 \
+    pmpi_ineighbor_alltoall_f08ts_large_
+#pragma weak pmpir_ineighbor_alltoall_c_f08ts_ =                               \
     pmpi_ineighbor_alltoall_f08ts_large_
 
 void pmpi_ineighbor_alltoallv_(void *sendbuf, MPI_Fint *sendcounts,
@@ -7680,6 +8003,10 @@ void pmpi_ineighbor_alltoallv_f08ts_large_(
     pmpi_ineighbor_alltoallv_f08ts_large_
 #pragma weak pmpir_ineighbor_alltoallv_f08ts_large_ =                          \
     pmpi_ineighbor_alltoallv_f08ts_large_
+#pragma weak mpi_ineighbor_alltoallv_c_f08ts_ =                                \
+    pmpi_ineighbor_alltoallv_f08ts_large_
+#pragma weak pmpir_ineighbor_alltoallv_c_f08ts_ =                              \
+    pmpi_ineighbor_alltoallv_f08ts_large_
 
 void pmpi_ineighbor_alltoallw_(void *sendbuf, MPI_Fint *sendcounts,
                                MPI_Aint *sdispls, MPI_Fint *sendtypes,
@@ -7771,6 +8098,10 @@ void pmpi_ineighbor_alltoallw_f08ts_large_(
 #pragma weak mpi_ineighbor_alltoallw_f08ts_large_ =                            \
     pmpi_ineighbor_alltoallw_f08ts_large_
 #pragma weak pmpir_ineighbor_alltoallw_f08ts_large_ =                          \
+    pmpi_ineighbor_alltoallw_f08ts_large_
+#pragma weak mpi_ineighbor_alltoallw_c_f08ts_ =                                \
+    pmpi_ineighbor_alltoallw_f08ts_large_
+#pragma weak pmpir_ineighbor_alltoallw_c_f08ts_ =                              \
     pmpi_ineighbor_alltoallw_f08ts_large_
 
 void pmpi_info_create_(MPI_Fint *info, MPI_Fint *ierr) {
@@ -8154,6 +8485,8 @@ void pmpi_irecv_f08ts_large_(hc_f_gfc_desc_t *buf, MPI_Count *count,
 }
 #pragma weak mpi_irecv_f08ts_large_ = pmpi_irecv_f08ts_large_
 #pragma weak pmpir_irecv_f08ts_large_ = pmpi_irecv_f08ts_large_
+#pragma weak mpi_irecv_c_f08ts_ = pmpi_irecv_f08ts_large_
+#pragma weak pmpir_irecv_c_f08ts_ = pmpi_irecv_f08ts_large_
 
 void pmpi_ireduce_(void *sendbuf, void *recvbuf, MPI_Fint *count,
                    MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root,
@@ -8229,6 +8562,8 @@ void pmpi_ireduce_f08ts_large_(hc_f_gfc_desc_t *sendbuf,
 }
 #pragma weak mpi_ireduce_f08ts_large_ = pmpi_ireduce_f08ts_large_
 #pragma weak pmpir_ireduce_f08ts_large_ = pmpi_ireduce_f08ts_large_
+#pragma weak mpi_ireduce_c_f08ts_ = pmpi_ireduce_f08ts_large_
+#pragma weak pmpir_ireduce_c_f08ts_ = pmpi_ireduce_f08ts_large_
 
 void pmpi_ireduce_scatter_(void *sendbuf, void *recvbuf, MPI_Fint *recvcounts,
                            MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm,
@@ -8357,6 +8692,10 @@ void pmpi_ireduce_scatter_block_f08ts_large_(hc_f_gfc_desc_t *sendbuf,
     pmpi_ireduce_scatter_block_f08ts_large_
 #pragma weak pmpir_ireduce_scatter_block_f08ts_large_ =                        \
     pmpi_ireduce_scatter_block_f08ts_large_
+#pragma weak mpi_ireduce_scatter_block_c_f08ts_ =                              \
+    pmpi_ireduce_scatter_block_f08ts_large_
+#pragma weak pmpir_ireduce_scatter_block_c_f08ts_ =                            \
+    pmpi_ireduce_scatter_block_f08ts_large_
 
 void pmpi_ireduce_scatter_c_(void *sendbuf, void *recvbuf,
                              MPI_Count *recvcounts, MPI_Fint *datatype,
@@ -8400,6 +8739,8 @@ void pmpi_ireduce_scatter_f08ts_large_(hc_f_gfc_desc_t *sendbuf,
     pmpi_ireduce_scatter_f08ts_large_
 #pragma weak pmpir_ireduce_scatter_f08ts_large_ =                              \
     pmpi_ireduce_scatter_f08ts_large_
+#pragma weak mpi_ireduce_scatter_c_f08ts_ = pmpi_ireduce_scatter_f08ts_large_
+#pragma weak pmpir_ireduce_scatter_c_f08ts_ = pmpi_ireduce_scatter_f08ts_large_
 
 void pmpi_irsend_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
                   MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm,
@@ -8469,6 +8810,8 @@ void pmpi_irsend_f08ts_large_(hc_f_gfc_desc_t *buf, MPI_Count *count,
 }
 #pragma weak mpi_irsend_f08ts_large_ = pmpi_irsend_f08ts_large_
 #pragma weak pmpir_irsend_f08ts_large_ = pmpi_irsend_f08ts_large_
+#pragma weak mpi_irsend_c_f08ts_ = pmpi_irsend_f08ts_large_
+#pragma weak pmpir_irsend_c_f08ts_ = pmpi_irsend_f08ts_large_
 
 void pmpi_is_thread_main_(MPI_Fint *flag, MPI_Fint *ierr) {
   int flag_c = 0;
@@ -8561,6 +8904,8 @@ void pmpi_iscan_f08ts_large_(hc_f_gfc_desc_t *sendbuf, hc_f_gfc_desc_t *recvbuf,
 }
 #pragma weak mpi_iscan_f08ts_large_ = pmpi_iscan_f08ts_large_
 #pragma weak pmpir_iscan_f08ts_large_ = pmpi_iscan_f08ts_large_
+#pragma weak mpi_iscan_c_f08ts_ = pmpi_iscan_f08ts_large_
+#pragma weak pmpir_iscan_c_f08ts_ = pmpi_iscan_f08ts_large_
 
 void pmpi_iscatter_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
                     void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype,
@@ -8643,6 +8988,8 @@ void pmpi_iscatter_f08ts_large_(hc_f_gfc_desc_t *sendbuf, MPI_Count *sendcount,
 }
 #pragma weak mpi_iscatter_f08ts_large_ = pmpi_iscatter_f08ts_large_
 #pragma weak pmpir_iscatter_f08ts_large_ = pmpi_iscatter_f08ts_large_
+#pragma weak mpi_iscatter_c_f08ts_ = pmpi_iscatter_f08ts_large_
+#pragma weak pmpir_iscatter_c_f08ts_ = pmpi_iscatter_f08ts_large_
 
 void pmpi_iscatterv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs,
                      MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount,
@@ -8726,6 +9073,8 @@ void pmpi_iscatterv_f08ts_large_(hc_f_gfc_desc_t *sendbuf,
 }
 #pragma weak mpi_iscatterv_f08ts_large_ = pmpi_iscatterv_f08ts_large_
 #pragma weak pmpir_iscatterv_f08ts_large_ = pmpi_iscatterv_f08ts_large_
+#pragma weak mpi_iscatterv_c_f08ts_ = pmpi_iscatterv_f08ts_large_
+#pragma weak pmpir_iscatterv_c_f08ts_ = pmpi_iscatterv_f08ts_large_
 
 void pmpi_isend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest,
                  MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request,
@@ -8795,6 +9144,8 @@ void pmpi_isend_f08ts_large_(hc_f_gfc_desc_t *buf, MPI_Count *count,
 }
 #pragma weak mpi_isend_f08ts_large_ = pmpi_isend_f08ts_large_
 #pragma weak pmpir_isend_f08ts_large_ = pmpi_isend_f08ts_large_
+#pragma weak mpi_isend_c_f08ts_ = pmpi_isend_f08ts_large_
+#pragma weak pmpir_isend_c_f08ts_ = pmpi_isend_f08ts_large_
 
 void pmpi_isendrecv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
                      MPI_Fint *dest, MPI_Fint *sendtag, void *recvbuf,
@@ -8884,6 +9235,8 @@ void pmpi_isendrecv_f08ts_large_(hc_f_gfc_desc_t *sendbuf, MPI_Count *sendcount,
 }
 #pragma weak mpi_isendrecv_f08ts_large_ = pmpi_isendrecv_f08ts_large_
 #pragma weak pmpir_isendrecv_f08ts_large_ = pmpi_isendrecv_f08ts_large_
+#pragma weak mpi_isendrecv_c_f08ts_ = pmpi_isendrecv_f08ts_large_
+#pragma weak pmpir_isendrecv_c_f08ts_ = pmpi_isendrecv_f08ts_large_
 
 void pmpi_isendrecv_replace_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
                              MPI_Fint *dest, MPI_Fint *sendtag,
@@ -8964,6 +9317,10 @@ void pmpi_isendrecv_replace_f08ts_large_(hc_f_gfc_desc_t *buf, MPI_Count *count,
     pmpi_isendrecv_replace_f08ts_large_
 #pragma weak pmpir_isendrecv_replace_f08ts_large_ =                            \
     pmpi_isendrecv_replace_f08ts_large_
+#pragma weak mpi_isendrecv_replace_c_f08ts_ =                                  \
+    pmpi_isendrecv_replace_f08ts_large_
+#pragma weak pmpir_isendrecv_replace_c_f08ts_ =                                \
+    pmpi_isendrecv_replace_f08ts_large_
 
 void pmpi_issend_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
                   MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm,
@@ -9033,6 +9390,8 @@ void pmpi_issend_f08ts_large_(hc_f_gfc_desc_t *buf, MPI_Count *count,
 }
 #pragma weak mpi_issend_f08ts_large_ = pmpi_issend_f08ts_large_
 #pragma weak pmpir_issend_f08ts_large_ = pmpi_issend_f08ts_large_
+#pragma weak mpi_issend_c_f08ts_ = pmpi_issend_f08ts_large_
+#pragma weak pmpir_issend_c_f08ts_ = pmpi_issend_f08ts_large_
 
 void pmpi_keyval_free_(MPI_Fint *keyval, MPI_Fint *ierr) {
   int rc = MPI_Keyval_free(keyval);
@@ -9156,6 +9515,8 @@ void pmpi_mrecv_f08ts_large_(hc_f_gfc_desc_t *buf, MPI_Count *count,
 }
 #pragma weak mpi_mrecv_f08ts_large_ = pmpi_mrecv_f08ts_large_
 #pragma weak pmpir_mrecv_f08ts_large_ = pmpi_mrecv_f08ts_large_
+#pragma weak mpi_mrecv_c_f08ts_ = pmpi_mrecv_f08ts_large_
+#pragma weak pmpir_mrecv_c_f08ts_ = pmpi_mrecv_f08ts_large_
 
 void pmpi_neighbor_allgather_(void *sendbuf, MPI_Fint *sendcount,
                               MPI_Fint *sendtype, void *recvbuf,
@@ -9242,6 +9603,10 @@ void pmpi_neighbor_allgather_f08ts_large_(
 #pragma weak mpi_neighbor_allgather_f08ts_large_ =                             \
     pmpi_neighbor_allgather_f08ts_large_
 #pragma weak pmpir_neighbor_allgather_f08ts_large_ =                           \
+    pmpi_neighbor_allgather_f08ts_large_
+#pragma weak mpi_neighbor_allgather_c_f08ts_ =                                 \
+    pmpi_neighbor_allgather_f08ts_large_
+#pragma weak pmpir_neighbor_allgather_c_f08ts_ =                               \
     pmpi_neighbor_allgather_f08ts_large_
 
 void pmpi_neighbor_allgather_init_(void *sendbuf, MPI_Fint *sendcount,
@@ -9333,6 +9698,10 @@ void pmpi_neighbor_allgather_init_f08ts_large_(
     pmpi_neighbor_allgather_init_f08ts_large_
 #pragma weak pmpir_neighbor_allgather_init_f08ts_large_ =                      \
     pmpi_neighbor_allgather_init_f08ts_large_
+#pragma weak mpi_neighbor_allgather_init_c_f08ts_ =                            \
+    pmpi_neighbor_allgather_init_f08ts_large_
+#pragma weak pmpir_neighbor_allgather_init_c_f08ts_ =                          \
+    pmpi_neighbor_allgather_init_f08ts_large_
 
 void pmpi_neighbor_allgatherv_(void *sendbuf, MPI_Fint *sendcount,
                                MPI_Fint *sendtype, void *recvbuf,
@@ -9422,6 +9791,10 @@ void pmpi_neighbor_allgatherv_f08ts_large_(
 #pragma weak mpi_neighbor_allgatherv_f08ts_large_ =                            \
     pmpi_neighbor_allgatherv_f08ts_large_
 #pragma weak pmpir_neighbor_allgatherv_f08ts_large_ =                          \
+    pmpi_neighbor_allgatherv_f08ts_large_
+#pragma weak mpi_neighbor_allgatherv_c_f08ts_ =                                \
+    pmpi_neighbor_allgatherv_f08ts_large_
+#pragma weak pmpir_neighbor_allgatherv_c_f08ts_ =                              \
     pmpi_neighbor_allgatherv_f08ts_large_
 
 void pmpi_neighbor_allgatherv_init_(void *sendbuf, MPI_Fint *sendcount,
@@ -9518,6 +9891,10 @@ void pmpi_neighbor_allgatherv_init_f08ts_large_(
     pmpi_neighbor_allgatherv_init_f08ts_large_
 #pragma weak pmpir_neighbor_allgatherv_init_f08ts_large_ =                     \
     pmpi_neighbor_allgatherv_init_f08ts_large_
+#pragma weak mpi_neighbor_allgatherv_init_c_f08ts_ =                           \
+    pmpi_neighbor_allgatherv_init_f08ts_large_
+#pragma weak pmpir_neighbor_allgatherv_init_c_f08ts_ =                         \
+    pmpi_neighbor_allgatherv_init_f08ts_large_
 
 void pmpi_neighbor_alltoall_(void *sendbuf, MPI_Fint *sendcount,
                              MPI_Fint *sendtype, void *recvbuf,
@@ -9604,6 +9981,10 @@ void pmpi_neighbor_alltoall_f08ts_large_(
 #pragma weak mpi_neighbor_alltoall_f08ts_large_ =                              \
     pmpi_neighbor_alltoall_f08ts_large_
 #pragma weak pmpir_neighbor_alltoall_f08ts_large_ =                            \
+    pmpi_neighbor_alltoall_f08ts_large_
+#pragma weak mpi_neighbor_alltoall_c_f08ts_ =                                  \
+    pmpi_neighbor_alltoall_f08ts_large_
+#pragma weak pmpir_neighbor_alltoall_c_f08ts_ =                                \
     pmpi_neighbor_alltoall_f08ts_large_
 
 void pmpi_neighbor_alltoall_init_(void *sendbuf, MPI_Fint *sendcount,
@@ -9697,6 +10078,10 @@ void pmpi_neighbor_alltoall_init_f08ts_large_(
     pmpi_neighbor_alltoall_init_f08ts_large_
 #pragma weak pmpir_neighbor_alltoall_init_f08ts_large_ =                       \
     pmpi_neighbor_alltoall_init_f08ts_large_
+#pragma weak mpi_neighbor_alltoall_init_c_f08ts_ =                             \
+    pmpi_neighbor_alltoall_init_f08ts_large_
+#pragma weak pmpir_neighbor_alltoall_init_c_f08ts_ =                           \
+    pmpi_neighbor_alltoall_init_f08ts_large_
 
 void pmpi_neighbor_alltoallv_(void *sendbuf, MPI_Fint *sendcounts,
                               MPI_Fint *sdispls, MPI_Fint *sendtype,
@@ -9786,6 +10171,10 @@ void pmpi_neighbor_alltoallv_f08ts_large_(
 #pragma weak mpi_neighbor_alltoallv_f08ts_large_ =                             \
     pmpi_neighbor_alltoallv_f08ts_large_
 #pragma weak pmpir_neighbor_alltoallv_f08ts_large_ =                           \
+    pmpi_neighbor_alltoallv_f08ts_large_
+#pragma weak mpi_neighbor_alltoallv_c_f08ts_ =                                 \
+    pmpi_neighbor_alltoallv_f08ts_large_
+#pragma weak pmpir_neighbor_alltoallv_c_f08ts_ =                               \
     pmpi_neighbor_alltoallv_f08ts_large_
 
 void pmpi_neighbor_alltoallv_init_(void *sendbuf, MPI_Fint *sendcounts,
@@ -9882,6 +10271,10 @@ void pmpi_neighbor_alltoallv_init_f08ts_large_(
     pmpi_neighbor_alltoallv_init_f08ts_large_
 #pragma weak pmpir_neighbor_alltoallv_init_f08ts_large_ =                      \
     pmpi_neighbor_alltoallv_init_f08ts_large_
+#pragma weak mpi_neighbor_alltoallv_init_c_f08ts_ =                            \
+    pmpi_neighbor_alltoallv_init_f08ts_large_
+#pragma weak pmpir_neighbor_alltoallv_init_c_f08ts_ =                          \
+    pmpi_neighbor_alltoallv_init_f08ts_large_
 
 void pmpi_neighbor_alltoallw_(void *sendbuf, MPI_Fint *sendcounts,
                               MPI_Aint *sdispls, MPI_Fint *sendtypes,
@@ -9969,6 +10362,10 @@ void pmpi_neighbor_alltoallw_f08ts_large_(
 #pragma weak mpi_neighbor_alltoallw_f08ts_large_ =                             \
     pmpi_neighbor_alltoallw_f08ts_large_
 #pragma weak pmpir_neighbor_alltoallw_f08ts_large_ =                           \
+    pmpi_neighbor_alltoallw_f08ts_large_
+#pragma weak mpi_neighbor_alltoallw_c_f08ts_ =                                 \
+    pmpi_neighbor_alltoallw_f08ts_large_
+#pragma weak pmpir_neighbor_alltoallw_c_f08ts_ =                               \
     pmpi_neighbor_alltoallw_f08ts_large_
 
 void pmpi_neighbor_alltoallw_init_(void *sendbuf, MPI_Fint *sendcounts,
@@ -10064,6 +10461,10 @@ void pmpi_neighbor_alltoallw_init_f08ts_large_(
     pmpi_neighbor_alltoallw_init_f08ts_large_
 #pragma weak pmpir_neighbor_alltoallw_init_f08ts_large_ =                      \
     pmpi_neighbor_alltoallw_init_f08ts_large_
+#pragma weak mpi_neighbor_alltoallw_init_c_f08ts_ =                            \
+    pmpi_neighbor_alltoallw_init_f08ts_large_
+#pragma weak pmpir_neighbor_alltoallw_init_c_f08ts_ =                          \
+    pmpi_neighbor_alltoallw_init_f08ts_large_
 
 void pmpi_op_commutative_(MPI_Fint *op, MPI_Fint *commute, MPI_Fint *ierr) {
   int commute_c = 0;
@@ -10115,6 +10516,8 @@ void pmpi_op_create_c_(void *user_fn, MPI_Fint *commute, MPI_Fint *op,
 #pragma weak pmpi_op_create_f08_large_ = pmpi_op_create_c_
 #pragma weak mpi_op_create_f08_large_ = pmpi_op_create_c_
 #pragma weak pmpir_op_create_f08_large_ = pmpi_op_create_c_
+#pragma weak mpi_op_create_c_f08_ = pmpi_op_create_c_
+#pragma weak pmpir_op_create_c_f08_ = pmpi_op_create_c_
 
 void pmpi_op_free_(MPI_Fint *op, MPI_Fint *ierr) {
   int rc = MPI_Op_free(op);
@@ -10231,6 +10634,8 @@ void pmpi_pack_f08ts_large_(hc_f_gfc_desc_t *inbuf, MPI_Count *incount,
 }
 #pragma weak mpi_pack_f08ts_large_ = pmpi_pack_f08ts_large_
 #pragma weak pmpir_pack_f08ts_large_ = pmpi_pack_f08ts_large_
+#pragma weak mpi_pack_c_f08ts_ = pmpi_pack_f08ts_large_
+#pragma weak pmpir_pack_c_f08ts_ = pmpi_pack_f08ts_large_
 
 void pmpi_pack_external_(char *datarep, void *inbuf, MPI_Fint *incount,
                          MPI_Fint *datatype, void *outbuf, MPI_Aint *outsize,
@@ -10327,6 +10732,8 @@ void pmpi_pack_external_f08ts_large_(char *datarep, hc_f_gfc_desc_t *inbuf,
 }
 #pragma weak mpi_pack_external_f08ts_large_ = pmpi_pack_external_f08ts_large_
 #pragma weak pmpir_pack_external_f08ts_large_ = pmpi_pack_external_f08ts_large_
+#pragma weak mpi_pack_external_c_f08ts_ = pmpi_pack_external_f08ts_large_
+#pragma weak pmpir_pack_external_c_f08ts_ = pmpi_pack_external_f08ts_large_
 
 void pmpi_pack_external_size_(char *datarep, MPI_Fint *incount,
                               MPI_Fint *datatype, MPI_Aint *size,
@@ -10377,6 +10784,8 @@ void pmpi_pack_external_size_c_(char *datarep, MPI_Count *incount,
 #pragma weak pmpi_pack_external_size_f08_large_ = pmpi_pack_external_size_c_
 #pragma weak mpi_pack_external_size_f08_large_ = pmpi_pack_external_size_c_
 #pragma weak pmpir_pack_external_size_f08_large_ = pmpi_pack_external_size_c_
+#pragma weak mpi_pack_external_size_c_f08_ = pmpi_pack_external_size_c_
+#pragma weak pmpir_pack_external_size_c_f08_ = pmpi_pack_external_size_c_
 
 void pmpi_pack_size_(MPI_Fint *incount, MPI_Fint *datatype, MPI_Fint *comm,
                      MPI_Fint *size, MPI_Fint *ierr) {
@@ -10409,6 +10818,8 @@ void pmpi_pack_size_c_(MPI_Count *incount, MPI_Fint *datatype, MPI_Fint *comm,
 #pragma weak pmpi_pack_size_f08_large_ = pmpi_pack_size_c_
 #pragma weak mpi_pack_size_f08_large_ = pmpi_pack_size_c_
 #pragma weak pmpir_pack_size_f08_large_ = pmpi_pack_size_c_
+#pragma weak mpi_pack_size_c_f08_ = pmpi_pack_size_c_
+#pragma weak pmpir_pack_size_c_f08_ = pmpi_pack_size_c_
 
 void pmpi_parrived_(MPI_Fint *request, MPI_Fint *partition, MPI_Fint *flag,
                     MPI_Fint *ierr) {
@@ -10669,6 +11080,8 @@ void pmpi_put_f08ts_large_(hc_f_gfc_desc_t *origin_addr,
 }
 #pragma weak mpi_put_f08ts_large_ = pmpi_put_f08ts_large_
 #pragma weak pmpir_put_f08ts_large_ = pmpi_put_f08ts_large_
+#pragma weak mpi_put_c_f08ts_ = pmpi_put_f08ts_large_
+#pragma weak pmpir_put_c_f08ts_ = pmpi_put_f08ts_large_
 
 void pmpi_query_thread_(MPI_Fint *provided, MPI_Fint *ierr) {
   int rc = MPI_Query_thread(provided);
@@ -10767,6 +11180,8 @@ void pmpi_raccumulate_f08ts_large_(
 }
 #pragma weak mpi_raccumulate_f08ts_large_ = pmpi_raccumulate_f08ts_large_
 #pragma weak pmpir_raccumulate_f08ts_large_ = pmpi_raccumulate_f08ts_large_
+#pragma weak mpi_raccumulate_c_f08ts_ = pmpi_raccumulate_f08ts_large_
+#pragma weak pmpir_raccumulate_c_f08ts_ = pmpi_raccumulate_f08ts_large_
 
 void pmpi_recv_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
                 MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm,
@@ -10837,6 +11252,8 @@ void pmpi_recv_f08ts_large_(hc_f_gfc_desc_t *buf, MPI_Count *count,
 }
 #pragma weak mpi_recv_f08ts_large_ = pmpi_recv_f08ts_large_
 #pragma weak pmpir_recv_f08ts_large_ = pmpi_recv_f08ts_large_
+#pragma weak mpi_recv_c_f08ts_ = pmpi_recv_f08ts_large_
+#pragma weak pmpir_recv_c_f08ts_ = pmpi_recv_f08ts_large_
 
 void pmpi_recv_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
                      MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm,
@@ -10906,6 +11323,8 @@ void pmpi_recv_init_f08ts_large_(hc_f_gfc_desc_t *buf, MPI_Count *count,
 }
 #pragma weak mpi_recv_init_f08ts_large_ = pmpi_recv_init_f08ts_large_
 #pragma weak pmpir_recv_init_f08ts_large_ = pmpi_recv_init_f08ts_large_
+#pragma weak mpi_recv_init_c_f08ts_ = pmpi_recv_init_f08ts_large_
+#pragma weak pmpir_recv_init_c_f08ts_ = pmpi_recv_init_f08ts_large_
 
 void pmpi_reduce_(void *sendbuf, void *recvbuf, MPI_Fint *count,
                   MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root,
@@ -10981,6 +11400,8 @@ void pmpi_reduce_f08ts_large_(hc_f_gfc_desc_t *sendbuf,
 }
 #pragma weak mpi_reduce_f08ts_large_ = pmpi_reduce_f08ts_large_
 #pragma weak pmpir_reduce_f08ts_large_ = pmpi_reduce_f08ts_large_
+#pragma weak mpi_reduce_c_f08ts_ = pmpi_reduce_f08ts_large_
+#pragma weak pmpir_reduce_c_f08ts_ = pmpi_reduce_f08ts_large_
 
 void pmpi_reduce_init_(void *sendbuf, void *recvbuf, MPI_Fint *count,
                        MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root,
@@ -11060,6 +11481,8 @@ void pmpi_reduce_init_f08ts_large_(hc_f_gfc_desc_t *sendbuf,
 }
 #pragma weak mpi_reduce_init_f08ts_large_ = pmpi_reduce_init_f08ts_large_
 #pragma weak pmpir_reduce_init_f08ts_large_ = pmpi_reduce_init_f08ts_large_
+#pragma weak mpi_reduce_init_c_f08ts_ = pmpi_reduce_init_f08ts_large_
+#pragma weak pmpir_reduce_init_c_f08ts_ = pmpi_reduce_init_f08ts_large_
 
 void pmpi_reduce_local_(void *inbuf, void *inoutbuf, MPI_Fint *count,
                         MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *ierr) {
@@ -11132,6 +11555,8 @@ void pmpi_reduce_local_f08ts_large_(hc_f_gfc_desc_t *inbuf,
 }
 #pragma weak mpi_reduce_local_f08ts_large_ = pmpi_reduce_local_f08ts_large_
 #pragma weak pmpir_reduce_local_f08ts_large_ = pmpi_reduce_local_f08ts_large_
+#pragma weak mpi_reduce_local_c_f08ts_ = pmpi_reduce_local_f08ts_large_
+#pragma weak pmpir_reduce_local_c_f08ts_ = pmpi_reduce_local_f08ts_large_
 
 void pmpi_reduce_scatter_(void *sendbuf, void *recvbuf, MPI_Fint *recvcounts,
                           MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm,
@@ -11256,6 +11681,10 @@ void pmpi_reduce_scatter_block_f08ts_large_(hc_f_gfc_desc_t *sendbuf,
     pmpi_reduce_scatter_block_f08ts_large_
 #pragma weak pmpir_reduce_scatter_block_f08ts_large_ =                         \
     pmpi_reduce_scatter_block_f08ts_large_
+#pragma weak mpi_reduce_scatter_block_c_f08ts_ =                               \
+    pmpi_reduce_scatter_block_f08ts_large_
+#pragma weak pmpir_reduce_scatter_block_c_f08ts_ =                             \
+    pmpi_reduce_scatter_block_f08ts_large_
 
 void pmpi_reduce_scatter_block_init_(void *sendbuf, void *recvbuf,
                                      MPI_Fint *recvcount, MPI_Fint *datatype,
@@ -11352,6 +11781,10 @@ void pmpi_reduce_scatter_block_init_f08ts_large_(
     pmpi_reduce_scatter_block_init_f08ts_large_
 #pragma weak pmpir_reduce_scatter_block_init_f08ts_large_ =                    \
     pmpi_reduce_scatter_block_init_f08ts_large_
+#pragma weak mpi_reduce_scatter_block_init_c_f08ts_ =                          \
+    pmpi_reduce_scatter_block_init_f08ts_large_
+#pragma weak pmpir_reduce_scatter_block_init_c_f08ts_ =                        \
+    pmpi_reduce_scatter_block_init_f08ts_large_
 
 void pmpi_reduce_scatter_c_(void *sendbuf, void *recvbuf, MPI_Count *recvcounts,
                             MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm,
@@ -11393,6 +11826,8 @@ void pmpi_reduce_scatter_f08ts_large_(hc_f_gfc_desc_t *sendbuf,
 #pragma weak mpi_reduce_scatter_f08ts_large_ = pmpi_reduce_scatter_f08ts_large_
 #pragma weak pmpir_reduce_scatter_f08ts_large_ =                               \
     pmpi_reduce_scatter_f08ts_large_
+#pragma weak mpi_reduce_scatter_c_f08ts_ = pmpi_reduce_scatter_f08ts_large_
+#pragma weak pmpir_reduce_scatter_c_f08ts_ = pmpi_reduce_scatter_f08ts_large_
 
 void pmpi_reduce_scatter_init_(void *sendbuf, void *recvbuf,
                                MPI_Fint *recvcounts, MPI_Fint *datatype,
@@ -11481,6 +11916,55 @@ void pmpi_reduce_scatter_init_f08ts_large_(hc_f_gfc_desc_t *sendbuf,
     pmpi_reduce_scatter_init_f08ts_large_
 #pragma weak pmpir_reduce_scatter_init_f08ts_large_ =                          \
     pmpi_reduce_scatter_init_f08ts_large_
+#pragma weak mpi_reduce_scatter_init_c_f08ts_ =                                \
+    pmpi_reduce_scatter_init_f08ts_large_
+#pragma weak pmpir_reduce_scatter_init_c_f08ts_ =                              \
+    pmpi_reduce_scatter_init_f08ts_large_
+
+void pmpi_remove_error_class_(MPI_Fint *errorclass, MPI_Fint *ierr) {
+  int rc = MPI_Remove_error_class(*errorclass);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_remove_error_class_ = pmpi_remove_error_class_
+#pragma weak mpi_remove_error_class = pmpi_remove_error_class_
+#pragma weak mpi_remove_error_class__ = pmpi_remove_error_class_
+#pragma weak MPI_REMOVE_ERROR_CLASS = pmpi_remove_error_class_
+#pragma weak pmpi_remove_error_class = pmpi_remove_error_class_
+#pragma weak pmpi_remove_error_class__ = pmpi_remove_error_class_
+#pragma weak PMPI_REMOVE_ERROR_CLASS = pmpi_remove_error_class_
+#pragma weak pmpi_remove_error_class_f08_ = pmpi_remove_error_class_
+#pragma weak mpi_remove_error_class_f08_ = pmpi_remove_error_class_
+#pragma weak pmpir_remove_error_class_f08_ = pmpi_remove_error_class_
+
+void pmpi_remove_error_code_(MPI_Fint *errorcode, MPI_Fint *ierr) {
+  int rc = MPI_Remove_error_code(*errorcode);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_remove_error_code_ = pmpi_remove_error_code_
+#pragma weak mpi_remove_error_code = pmpi_remove_error_code_
+#pragma weak mpi_remove_error_code__ = pmpi_remove_error_code_
+#pragma weak MPI_REMOVE_ERROR_CODE = pmpi_remove_error_code_
+#pragma weak pmpi_remove_error_code = pmpi_remove_error_code_
+#pragma weak pmpi_remove_error_code__ = pmpi_remove_error_code_
+#pragma weak PMPI_REMOVE_ERROR_CODE = pmpi_remove_error_code_
+#pragma weak pmpi_remove_error_code_f08_ = pmpi_remove_error_code_
+#pragma weak mpi_remove_error_code_f08_ = pmpi_remove_error_code_
+#pragma weak pmpir_remove_error_code_f08_ = pmpi_remove_error_code_
+
+void pmpi_remove_error_string_(MPI_Fint *errorcode, MPI_Fint *ierr) {
+  int rc = MPI_Remove_error_string(*errorcode);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_remove_error_string_ = pmpi_remove_error_string_
+#pragma weak mpi_remove_error_string = pmpi_remove_error_string_
+#pragma weak mpi_remove_error_string__ = pmpi_remove_error_string_
+#pragma weak MPI_REMOVE_ERROR_STRING = pmpi_remove_error_string_
+#pragma weak pmpi_remove_error_string = pmpi_remove_error_string_
+#pragma weak pmpi_remove_error_string__ = pmpi_remove_error_string_
+#pragma weak PMPI_REMOVE_ERROR_STRING = pmpi_remove_error_string_
+#pragma weak pmpi_remove_error_string_f08_ = pmpi_remove_error_string_
+#pragma weak mpi_remove_error_string_f08_ = pmpi_remove_error_string_
+#pragma weak pmpir_remove_error_string_f08_ = pmpi_remove_error_string_
 
 void pmpi_request_free_(MPI_Fint *request, MPI_Fint *ierr) {
   int rc = MPI_Request_free(request);
@@ -11516,6 +12000,74 @@ void pmpi_request_get_status_(MPI_Fint *request, MPI_Fint *flag,
 #pragma weak pmpi_request_get_status_f08_ = pmpi_request_get_status_
 #pragma weak mpi_request_get_status_f08_ = pmpi_request_get_status_
 #pragma weak pmpir_request_get_status_f08_ = pmpi_request_get_status_
+
+void pmpi_request_get_status_all_(MPI_Fint *count, MPI_Fint *array_of_requests,
+                                  MPI_Fint *flag, MPI_Fint *array_of_statuses,
+                                  MPI_Fint *ierr) {
+  int flag_c = 0;
+  int rc = MPI_Request_get_status_all(*count, array_of_requests, &flag_c,
+                                      hc_f_statuses(array_of_statuses));
+  if (rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS) {
+    *flag = hc_f_logical(flag_c);
+  }
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_request_get_status_all_ = pmpi_request_get_status_all_
+#pragma weak mpi_request_get_status_all = pmpi_request_get_status_all_
+#pragma weak mpi_request_get_status_all__ = pmpi_request_get_status_all_
+#pragma weak MPI_REQUEST_GET_STATUS_ALL = pmpi_request_get_status_all_
+#pragma weak pmpi_request_get_status_all = pmpi_request_get_status_all_
+#pragma weak pmpi_request_get_status_all__ = pmpi_request_get_status_all_
+#pragma weak PMPI_REQUEST_GET_STATUS_ALL = pmpi_request_get_status_all_
+#pragma weak pmpi_request_get_status_all_f08_ = pmpi_request_get_status_all_
+#pragma weak mpi_request_get_status_all_f08_ = pmpi_request_get_status_all_
+#pragma weak pmpir_request_get_status_all_f08_ = pmpi_request_get_status_all_
+
+void pmpi_request_get_status_any_(MPI_Fint *count, MPI_Fint *array_of_requests,
+                                  MPI_Fint *index, MPI_Fint *flag,
+                                  MPI_Fint *status, MPI_Fint *ierr) {
+  int index_c = MPI_UNDEFINED;
+  int flag_c = 0;
+  int rc = MPI_Request_get_status_any(*count, array_of_requests, &index_c,
+                                      &flag_c, hc_f_status(status));
+  if (rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS) {
+    *index = hc_f_index(index_c);
+    *flag = hc_f_logical(flag_c);
+  }
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_request_get_status_any_ = pmpi_request_get_status_any_
+#pragma weak mpi_request_get_status_any = pmpi_request_get_status_any_
+#pragma weak mpi_request_get_status_any__ = pmpi_request_get_status_any_
+#pragma weak MPI_REQUEST_GET_STATUS_ANY = pmpi_request_get_status_any_
+#pragma weak pmpi_request_get_status_any = pmpi_request_get_status_any_
+#pragma weak pmpi_request_get_status_any__ = pmpi_request_get_status_any_
+#pragma weak PMPI_REQUEST_GET_STATUS_ANY = pmpi_request_get_status_any_
+#pragma weak pmpi_request_get_status_any_f08_ = pmpi_request_get_status_any_
+#pragma weak mpi_request_get_status_any_f08_ = pmpi_request_get_status_any_
+#pragma weak pmpir_request_get_status_any_f08_ = pmpi_request_get_status_any_
+
+void pmpi_request_get_status_some_(
+    MPI_Fint *incount, MPI_Fint *array_of_requests, MPI_Fint *outcount,
+    MPI_Fint *array_of_indices, MPI_Fint *array_of_statuses, MPI_Fint *ierr) {
+  int rc = MPI_Request_get_status_some(*incount, array_of_requests, outcount,
+                                       array_of_indices,
+                                       hc_f_statuses(array_of_statuses));
+  if (rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS) {
+    hc_f_indices(array_of_indices, *outcount);
+  }
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_request_get_status_some_ = pmpi_request_get_status_some_
+#pragma weak mpi_request_get_status_some = pmpi_request_get_status_some_
+#pragma weak mpi_request_get_status_some__ = pmpi_request_get_status_some_
+#pragma weak MPI_REQUEST_GET_STATUS_SOME = pmpi_request_get_status_some_
+#pragma weak pmpi_request_get_status_some = pmpi_request_get_status_some_
+#pragma weak pmpi_request_get_status_some__ = pmpi_request_get_status_some_
+#pragma weak PMPI_REQUEST_GET_STATUS_SOME = pmpi_request_get_status_some_
+#pragma weak pmpi_request_get_status_some_f08_ = pmpi_request_get_status_some_
+#pragma weak mpi_request_get_status_some_f08_ = pmpi_request_get_status_some_
+#pragma weak pmpir_request_get_status_some_f08_ = pmpi_request_get_status_some_
 
 void pmpi_rget_(void *origin_addr, MPI_Fint *origin_count,
                 MPI_Fint *origin_datatype, MPI_Fint *target_rank,
@@ -11663,6 +12215,8 @@ void pmpi_rget_accumulate_f08ts_large_(
     pmpi_rget_accumulate_f08ts_large_
 #pragma weak pmpir_rget_accumulate_f08ts_large_ =                              \
     pmpi_rget_accumulate_f08ts_large_
+#pragma weak mpi_rget_accumulate_c_f08ts_ = pmpi_rget_accumulate_f08ts_large_
+#pragma weak pmpir_rget_accumulate_c_f08ts_ = pmpi_rget_accumulate_f08ts_large_
 
 void pmpi_rget_c_(void *origin_addr, MPI_Count *origin_count,
                   MPI_Fint *origin_datatype, MPI_Fint *target_rank,
@@ -11704,6 +12258,8 @@ void pmpi_rget_f08ts_large_(hc_f_gfc_desc_t *origin_addr,
 }
 #pragma weak mpi_rget_f08ts_large_ = pmpi_rget_f08ts_large_
 #pragma weak pmpir_rget_f08ts_large_ = pmpi_rget_f08ts_large_
+#pragma weak mpi_rget_c_f08ts_ = pmpi_rget_f08ts_large_
+#pragma weak pmpir_rget_c_f08ts_ = pmpi_rget_f08ts_large_
 
 void pmpi_rput_(void *origin_addr, MPI_Fint *origin_count,
                 MPI_Fint *origin_datatype, MPI_Fint *target_rank,
@@ -11784,6 +12340,8 @@ void pmpi_rput_f08ts_large_(hc_f_gfc_desc_t *origin_addr,
 }
 #pragma weak mpi_rput_f08ts_large_ = pmpi_rput_f08ts_large_
 #pragma weak pmpir_rput_f08ts_large_ = pmpi_rput_f08ts_large_
+#pragma weak mpi_rput_c_f08ts_ = pmpi_rput_f08ts_large_
+#pragma weak pmpir_rput_c_f08ts_ = pmpi_rput_f08ts_large_
 
 void pmpi_rsend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest,
                  MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierr) {
@@ -11845,6 +12403,8 @@ void pmpi_rsend_f08ts_large_(hc_f_gfc_desc_t *buf, MPI_Count *count,
 }
 #pragma weak mpi_rsend_f08ts_large_ = pmpi_rsend_f08ts_large_
 #pragma weak pmpir_rsend_f08ts_large_ = pmpi_rsend_f08ts_large_
+#pragma weak mpi_rsend_c_f08ts_ = pmpi_rsend_f08ts_large_
+#pragma weak pmpir_rsend_c_f08ts_ = pmpi_rsend_f08ts_large_
 
 void pmpi_rsend_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
                       MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm,
@@ -11915,6 +12475,8 @@ void pmpi_rsend_init_f08ts_large_(hc_f_gfc_desc_t *buf, MPI_Count *count,
 }
 #pragma weak mpi_rsend_init_f08ts_large_ = pmpi_rsend_init_f08ts_large_
 #pragma weak pmpir_rsend_init_f08ts_large_ = pmpi_rsend_init_f08ts_large_
+#pragma weak mpi_rsend_init_c_f08ts_ = pmpi_rsend_init_f08ts_large_
+#pragma weak pmpir_rsend_init_c_f08ts_ = pmpi_rsend_init_f08ts_large_
 
 void pmpi_scan_(void *sendbuf, void *recvbuf, MPI_Fint *count,
                 MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm,
@@ -11988,6 +12550,8 @@ void pmpi_scan_f08ts_large_(hc_f_gfc_desc_t *sendbuf, hc_f_gfc_desc_t *recvbuf,
 }
 #pragma weak mpi_scan_f08ts_large_ = pmpi_scan_f08ts_large_
 #pragma weak pmpir_scan_f08ts_large_ = pmpi_scan_f08ts_large_
+#pragma weak mpi_scan_c_f08ts_ = pmpi_scan_f08ts_large_
+#pragma weak pmpir_scan_c_f08ts_ = pmpi_scan_f08ts_large_
 
 void pmpi_scan_init_(void *sendbuf, void *recvbuf, MPI_Fint *count,
                      MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm,
@@ -12063,6 +12627,8 @@ void pmpi_scan_init_f08ts_large_(hc_f_gfc_desc_t *sendbuf,
 }
 #pragma weak mpi_scan_init_f08ts_large_ = pmpi_scan_init_f08ts_large_
 #pragma weak pmpir_scan_init_f08ts_large_ = pmpi_scan_init_f08ts_large_
+#pragma weak mpi_scan_init_c_f08ts_ = pmpi_scan_init_f08ts_large_
+#pragma weak pmpir_scan_init_c_f08ts_ = pmpi_scan_init_f08ts_large_
 
 void pmpi_scatter_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
                    void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype,
@@ -12142,6 +12708,8 @@ void pmpi_scatter_f08ts_large_(hc_f_gfc_desc_t *sendbuf, MPI_Count *sendcount,
 }
 #pragma weak mpi_scatter_f08ts_large_ = pmpi_scatter_f08ts_large_
 #pragma weak pmpir_scatter_f08ts_large_ = pmpi_scatter_f08ts_large_
+#pragma weak mpi_scatter_c_f08ts_ = pmpi_scatter_f08ts_large_
+#pragma weak pmpir_scatter_c_f08ts_ = pmpi_scatter_f08ts_large_
 
 void pmpi_scatter_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
                         void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype,
@@ -12231,6 +12799,8 @@ void pmpi_scatter_init_f08ts_large_(hc_f_gfc_desc_t *sendbuf,
 }
 #pragma weak mpi_scatter_init_f08ts_large_ = pmpi_scatter_init_f08ts_large_
 #pragma weak pmpir_scatter_init_f08ts_large_ = pmpi_scatter_init_f08ts_large_
+#pragma weak mpi_scatter_init_c_f08ts_ = pmpi_scatter_init_f08ts_large_
+#pragma weak pmpir_scatter_init_c_f08ts_ = pmpi_scatter_init_f08ts_large_
 
 void pmpi_scatterv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs,
                     MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount,
@@ -12314,6 +12884,8 @@ void pmpi_scatterv_f08ts_large_(hc_f_gfc_desc_t *sendbuf, MPI_Count *sendcounts,
 }
 #pragma weak mpi_scatterv_f08ts_large_ = pmpi_scatterv_f08ts_large_
 #pragma weak pmpir_scatterv_f08ts_large_ = pmpi_scatterv_f08ts_large_
+#pragma weak mpi_scatterv_c_f08ts_ = pmpi_scatterv_f08ts_large_
+#pragma weak pmpir_scatterv_c_f08ts_ = pmpi_scatterv_f08ts_large_
 
 void pmpi_scatterv_init_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs,
                          MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount,
@@ -12402,6 +12974,8 @@ void pmpi_scatterv_init_f08ts_large_(
 }
 #pragma weak mpi_scatterv_init_f08ts_large_ = pmpi_scatterv_init_f08ts_large_
 #pragma weak pmpir_scatterv_init_f08ts_large_ = pmpi_scatterv_init_f08ts_large_
+#pragma weak mpi_scatterv_init_c_f08ts_ = pmpi_scatterv_init_f08ts_large_
+#pragma weak pmpir_scatterv_init_c_f08ts_ = pmpi_scatterv_init_f08ts_large_
 
 void pmpi_send_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest,
                 MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierr) {
@@ -12463,6 +13037,8 @@ void pmpi_send_f08ts_large_(hc_f_gfc_desc_t *buf, MPI_Count *count,
 }
 #pragma weak mpi_send_f08ts_large_ = pmpi_send_f08ts_large_
 #pragma weak pmpir_send_f08ts_large_ = pmpi_send_f08ts_large_
+#pragma weak mpi_send_c_f08ts_ = pmpi_send_f08ts_large_
+#pragma weak pmpir_send_c_f08ts_ = pmpi_send_f08ts_large_
 
 void pmpi_send_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
                      MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm,
@@ -12532,6 +13108,8 @@ void pmpi_send_init_f08ts_large_(hc_f_gfc_desc_t *buf, MPI_Count *count,
 }
 #pragma weak mpi_send_init_f08ts_large_ = pmpi_send_init_f08ts_large_
 #pragma weak pmpir_send_init_f08ts_large_ = pmpi_send_init_f08ts_large_
+#pragma weak mpi_send_init_c_f08ts_ = pmpi_send_init_f08ts_large_
+#pragma weak pmpir_send_init_c_f08ts_ = pmpi_send_init_f08ts_large_
 
 void pmpi_sendrecv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
                     MPI_Fint *dest, MPI_Fint *sendtag, void *recvbuf,
@@ -12623,6 +13201,8 @@ void pmpi_sendrecv_f08ts_large_(hc_f_gfc_desc_t *sendbuf, MPI_Count *sendcount,
 }
 #pragma weak mpi_sendrecv_f08ts_large_ = pmpi_sendrecv_f08ts_large_
 #pragma weak pmpir_sendrecv_f08ts_large_ = pmpi_sendrecv_f08ts_large_
+#pragma weak mpi_sendrecv_c_f08ts_ = pmpi_sendrecv_f08ts_large_
+#pragma weak pmpir_sendrecv_c_f08ts_ = pmpi_sendrecv_f08ts_large_
 
 void pmpi_sendrecv_replace_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
                             MPI_Fint *dest, MPI_Fint *sendtag, MPI_Fint *source,
@@ -12706,6 +13286,79 @@ void pmpi_sendrecv_replace_f08ts_large_(hc_f_gfc_desc_t *buf, MPI_Count *count,
     pmpi_sendrecv_replace_f08ts_large_
 #pragma weak pmpir_sendrecv_replace_f08ts_large_ =                             \
     pmpi_sendrecv_replace_f08ts_large_
+#pragma weak mpi_sendrecv_replace_c_f08ts_ = pmpi_sendrecv_replace_f08ts_large_
+#pragma weak pmpir_sendrecv_replace_c_f08ts_ =                                 \
+    pmpi_sendrecv_replace_f08ts_large_
+
+void pmpi_session_attach_buffer_(MPI_Fint *session, void *buffer,
+                                 MPI_Fint *size, MPI_Fint *ierr) {
+  int rc = MPI_Session_attach_buffer(*session, hc_f_buf(buffer), *size);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_session_attach_buffer_ = pmpi_session_attach_buffer_
+#pragma weak mpi_session_attach_buffer = pmpi_session_attach_buffer_
+#pragma weak mpi_session_attach_buffer__ = pmpi_session_attach_buffer_
+#pragma weak MPI_SESSION_ATTACH_BUFFER = pmpi_session_attach_buffer_
+#pragma weak pmpi_session_attach_buffer = pmpi_session_attach_buffer_
+#pragma weak pmpi_session_attach_buffer__ = pmpi_session_attach_buffer_
+#pragma weak PMPI_SESSION_ATTACH_BUFFER = pmpi_session_attach_buffer_
+void pmpi_session_attach_buffer_f08ts_(MPI_Fint *session,
+                                       hc_f_gfc_desc_t *buffer, MPI_Fint *size,
+                                       MPI_Fint *ierr) {
+  if (hc_f_f08ts_contiguous(buffer)) {
+    pmpi_session_attach_buffer_(session, hc_f_f08ts_buf(buffer), size, ierr);
+    return;
+  }
+  hc_f_section_t s[1] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "buffer", buffer, -1, 0,
+                               HC_F_SECTION_COPY | HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_session_attach_buffer_(session, s[0].addr, size, ierr);
+  hc_f_sections_end(s, 1, ok, "MPI_Session_attach_buffer", HC_MPI_BIND_SESSION,
+                    *session, ierr);
+}
+#pragma weak mpi_session_attach_buffer_f08ts_ =                                \
+    pmpi_session_attach_buffer_f08ts_
+#pragma weak pmpir_session_attach_buffer_f08ts_ =                              \
+    pmpi_session_attach_buffer_f08ts_
+
+void pmpi_session_attach_buffer_c_(MPI_Fint *session, void *buffer,
+                                   MPI_Count *size, MPI_Fint *ierr) {
+  int rc = MPI_Session_attach_buffer_c(*session, hc_f_buf(buffer), *size);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_session_attach_buffer_c_ = pmpi_session_attach_buffer_c_
+#pragma weak mpi_session_attach_buffer_c = pmpi_session_attach_buffer_c_
+#pragma weak mpi_session_attach_buffer_c__ = pmpi_session_attach_buffer_c_
+#pragma weak MPI_SESSION_ATTACH_BUFFER_C = pmpi_session_attach_buffer_c_
+#pragma weak pmpi_session_attach_buffer_c = pmpi_session_attach_buffer_c_
+#pragma weak pmpi_session_attach_buffer_c__ = pmpi_session_attach_buffer_c_
+#pragma weak PMPI_SESSION_ATTACH_BUFFER_C = pmpi_session_attach_buffer_c_
+void pmpi_session_attach_buffer_f08ts_large_(MPI_Fint *session,
+                                             hc_f_gfc_desc_t *buffer,
+                                             MPI_Count *size, MPI_Fint *ierr) {
+  if (hc_f_f08ts_contiguous(buffer)) {
+    pmpi_session_attach_buffer_c_(session, hc_f_f08ts_buf(buffer), size, ierr);
+    return;
+  }
+  hc_f_section_t s[1] = {{0}};
+  int ok = 1;
+  ok = ok && hc_f_section_open(&s[0], "buffer", buffer, -1, 0,
+                               HC_F_SECTION_COPY | HC_F_SECTION_OUT);
+  if (ok)
+    pmpi_session_attach_buffer_c_(session, s[0].addr, size, ierr);
+  hc_f_sections_end(s, 1, ok, "MPI_Session_attach_buffer_c",
+                    HC_MPI_BIND_SESSION, *session, ierr);
+}
+#pragma weak mpi_session_attach_buffer_f08ts_large_ =                          \
+    pmpi_session_attach_buffer_f08ts_large_
+#pragma weak pmpir_session_attach_buffer_f08ts_large_ =                        \
+    pmpi_session_attach_buffer_f08ts_large_
+#pragma weak mpi_session_attach_buffer_c_f08ts_ =                              \
+    pmpi_session_attach_buffer_f08ts_large_
+#pragma weak pmpir_session_attach_buffer_c_f08ts_ =                            \
+    pmpi_session_attach_buffer_f08ts_large_
 
 void pmpi_session_call_errhandler_(MPI_Fint *session, MPI_Fint *errorcode,
                                    MPI_Fint *ierr) {
@@ -12757,6 +13410,21 @@ void pmpi_session_finalize_(MPI_Fint *session, MPI_Fint *ierr) {
 #pragma weak pmpi_session_finalize_f08_ = pmpi_session_finalize_
 #pragma weak mpi_session_finalize_f08_ = pmpi_session_finalize_
 #pragma weak pmpir_session_finalize_f08_ = pmpi_session_finalize_
+
+void pmpi_session_flush_buffer_(MPI_Fint *session, MPI_Fint *ierr) {
+  int rc = MPI_Session_flush_buffer(*session);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_session_flush_buffer_ = pmpi_session_flush_buffer_
+#pragma weak mpi_session_flush_buffer = pmpi_session_flush_buffer_
+#pragma weak mpi_session_flush_buffer__ = pmpi_session_flush_buffer_
+#pragma weak MPI_SESSION_FLUSH_BUFFER = pmpi_session_flush_buffer_
+#pragma weak pmpi_session_flush_buffer = pmpi_session_flush_buffer_
+#pragma weak pmpi_session_flush_buffer__ = pmpi_session_flush_buffer_
+#pragma weak PMPI_SESSION_FLUSH_BUFFER = pmpi_session_flush_buffer_
+#pragma weak pmpi_session_flush_buffer_f08_ = pmpi_session_flush_buffer_
+#pragma weak mpi_session_flush_buffer_f08_ = pmpi_session_flush_buffer_
+#pragma weak pmpir_session_flush_buffer_f08_ = pmpi_session_flush_buffer_
 
 void pmpi_session_get_errhandler_(MPI_Fint *session, MPI_Fint *errhandler,
                                   MPI_Fint *ierr) {
@@ -12830,6 +13498,22 @@ void pmpi_session_get_pset_info_(MPI_Fint *session, char *pset_name,
 #pragma weak pmpi_session_get_pset_info_f08_ = pmpi_session_get_pset_info_
 #pragma weak mpi_session_get_pset_info_f08_ = pmpi_session_get_pset_info_
 #pragma weak pmpir_session_get_pset_info_f08_ = pmpi_session_get_pset_info_
+
+void pmpi_session_iflush_buffer_(MPI_Fint *session, MPI_Fint *request,
+                                 MPI_Fint *ierr) {
+  int rc = MPI_Session_iflush_buffer(*session, request);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_session_iflush_buffer_ = pmpi_session_iflush_buffer_
+#pragma weak mpi_session_iflush_buffer = pmpi_session_iflush_buffer_
+#pragma weak mpi_session_iflush_buffer__ = pmpi_session_iflush_buffer_
+#pragma weak MPI_SESSION_IFLUSH_BUFFER = pmpi_session_iflush_buffer_
+#pragma weak pmpi_session_iflush_buffer = pmpi_session_iflush_buffer_
+#pragma weak pmpi_session_iflush_buffer__ = pmpi_session_iflush_buffer_
+#pragma weak PMPI_SESSION_IFLUSH_BUFFER = pmpi_session_iflush_buffer_
+#pragma weak pmpi_session_iflush_buffer_f08_ = pmpi_session_iflush_buffer_
+#pragma weak mpi_session_iflush_buffer_f08_ = pmpi_session_iflush_buffer_
+#pragma weak pmpir_session_iflush_buffer_f08_ = pmpi_session_iflush_buffer_
 
 void pmpi_session_init_(MPI_Fint *info, MPI_Fint *errhandler, MPI_Fint *session,
                         MPI_Fint *ierr) {
@@ -12923,6 +13607,8 @@ void pmpi_ssend_f08ts_large_(hc_f_gfc_desc_t *buf, MPI_Count *count,
 }
 #pragma weak mpi_ssend_f08ts_large_ = pmpi_ssend_f08ts_large_
 #pragma weak pmpir_ssend_f08ts_large_ = pmpi_ssend_f08ts_large_
+#pragma weak mpi_ssend_c_f08ts_ = pmpi_ssend_f08ts_large_
+#pragma weak pmpir_ssend_c_f08ts_ = pmpi_ssend_f08ts_large_
 
 void pmpi_ssend_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype,
                       MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm,
@@ -12993,6 +13679,8 @@ void pmpi_ssend_init_f08ts_large_(hc_f_gfc_desc_t *buf, MPI_Count *count,
 }
 #pragma weak mpi_ssend_init_f08ts_large_ = pmpi_ssend_init_f08ts_large_
 #pragma weak pmpir_ssend_init_f08ts_large_ = pmpi_ssend_init_f08ts_large_
+#pragma weak mpi_ssend_init_c_f08ts_ = pmpi_ssend_init_f08ts_large_
+#pragma weak pmpir_ssend_init_c_f08ts_ = pmpi_ssend_init_f08ts_large_
 
 void pmpi_start_(MPI_Fint *request, MPI_Fint *ierr) {
   int rc = MPI_Start(request);
@@ -13024,6 +13712,52 @@ void pmpi_startall_(MPI_Fint *count, MPI_Fint *array_of_requests,
 #pragma weak pmpi_startall_f08_ = pmpi_startall_
 #pragma weak mpi_startall_f08_ = pmpi_startall_
 #pragma weak pmpir_startall_f08_ = pmpi_startall_
+
+void pmpi_status_get_error_(MPI_Fint *status, MPI_Fint *error, MPI_Fint *ierr) {
+  int rc = MPI_Status_get_error(hc_f_status(status), error);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_status_get_error_ = pmpi_status_get_error_
+#pragma weak mpi_status_get_error = pmpi_status_get_error_
+#pragma weak mpi_status_get_error__ = pmpi_status_get_error_
+#pragma weak MPI_STATUS_GET_ERROR = pmpi_status_get_error_
+#pragma weak pmpi_status_get_error = pmpi_status_get_error_
+#pragma weak pmpi_status_get_error__ = pmpi_status_get_error_
+#pragma weak PMPI_STATUS_GET_ERROR = pmpi_status_get_error_
+#pragma weak pmpi_status_get_error_f08_ = pmpi_status_get_error_
+#pragma weak mpi_status_get_error_f08_ = pmpi_status_get_error_
+#pragma weak pmpir_status_get_error_f08_ = pmpi_status_get_error_
+
+void pmpi_status_get_source_(MPI_Fint *status, MPI_Fint *source,
+                             MPI_Fint *ierr) {
+  int rc = MPI_Status_get_source(hc_f_status(status), source);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_status_get_source_ = pmpi_status_get_source_
+#pragma weak mpi_status_get_source = pmpi_status_get_source_
+#pragma weak mpi_status_get_source__ = pmpi_status_get_source_
+#pragma weak MPI_STATUS_GET_SOURCE = pmpi_status_get_source_
+#pragma weak pmpi_status_get_source = pmpi_status_get_source_
+#pragma weak pmpi_status_get_source__ = pmpi_status_get_source_
+#pragma weak PMPI_STATUS_GET_SOURCE = pmpi_status_get_source_
+#pragma weak pmpi_status_get_source_f08_ = pmpi_status_get_source_
+#pragma weak mpi_status_get_source_f08_ = pmpi_status_get_source_
+#pragma weak pmpir_status_get_source_f08_ = pmpi_status_get_source_
+
+void pmpi_status_get_tag_(MPI_Fint *status, MPI_Fint *tag, MPI_Fint *ierr) {
+  int rc = MPI_Status_get_tag(hc_f_status(status), tag);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_status_get_tag_ = pmpi_status_get_tag_
+#pragma weak mpi_status_get_tag = pmpi_status_get_tag_
+#pragma weak mpi_status_get_tag__ = pmpi_status_get_tag_
+#pragma weak MPI_STATUS_GET_TAG = pmpi_status_get_tag_
+#pragma weak pmpi_status_get_tag = pmpi_status_get_tag_
+#pragma weak pmpi_status_get_tag__ = pmpi_status_get_tag_
+#pragma weak PMPI_STATUS_GET_TAG = pmpi_status_get_tag_
+#pragma weak pmpi_status_get_tag_f08_ = pmpi_status_get_tag_
+#pragma weak mpi_status_get_tag_f08_ = pmpi_status_get_tag_
+#pragma weak pmpir_status_get_tag_f08_ = pmpi_status_get_tag_
 
 void pmpi_status_set_cancelled_(MPI_Fint *status, MPI_Fint *flag,
                                 MPI_Fint *ierr) {
@@ -13072,6 +13806,52 @@ void pmpi_status_set_elements_x_(MPI_Fint *status, MPI_Fint *datatype,
 #pragma weak pmpi_status_set_elements_x_f08_ = pmpi_status_set_elements_x_
 #pragma weak mpi_status_set_elements_x_f08_ = pmpi_status_set_elements_x_
 #pragma weak pmpir_status_set_elements_x_f08_ = pmpi_status_set_elements_x_
+
+void pmpi_status_set_error_(MPI_Fint *status, MPI_Fint *error, MPI_Fint *ierr) {
+  int rc = MPI_Status_set_error(hc_f_status(status), *error);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_status_set_error_ = pmpi_status_set_error_
+#pragma weak mpi_status_set_error = pmpi_status_set_error_
+#pragma weak mpi_status_set_error__ = pmpi_status_set_error_
+#pragma weak MPI_STATUS_SET_ERROR = pmpi_status_set_error_
+#pragma weak pmpi_status_set_error = pmpi_status_set_error_
+#pragma weak pmpi_status_set_error__ = pmpi_status_set_error_
+#pragma weak PMPI_STATUS_SET_ERROR = pmpi_status_set_error_
+#pragma weak pmpi_status_set_error_f08_ = pmpi_status_set_error_
+#pragma weak mpi_status_set_error_f08_ = pmpi_status_set_error_
+#pragma weak pmpir_status_set_error_f08_ = pmpi_status_set_error_
+
+void pmpi_status_set_source_(MPI_Fint *status, MPI_Fint *source,
+                             MPI_Fint *ierr) {
+  int rc = MPI_Status_set_source(hc_f_status(status), *source);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_status_set_source_ = pmpi_status_set_source_
+#pragma weak mpi_status_set_source = pmpi_status_set_source_
+#pragma weak mpi_status_set_source__ = pmpi_status_set_source_
+#pragma weak MPI_STATUS_SET_SOURCE = pmpi_status_set_source_
+#pragma weak pmpi_status_set_source = pmpi_status_set_source_
+#pragma weak pmpi_status_set_source__ = pmpi_status_set_source_
+#pragma weak PMPI_STATUS_SET_SOURCE = pmpi_status_set_source_
+#pragma weak pmpi_status_set_source_f08_ = pmpi_status_set_source_
+#pragma weak mpi_status_set_source_f08_ = pmpi_status_set_source_
+#pragma weak pmpir_status_set_source_f08_ = pmpi_status_set_source_
+
+void pmpi_status_set_tag_(MPI_Fint *status, MPI_Fint *tag, MPI_Fint *ierr) {
+  int rc = MPI_Status_set_tag(hc_f_status(status), *tag);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_status_set_tag_ = pmpi_status_set_tag_
+#pragma weak mpi_status_set_tag = pmpi_status_set_tag_
+#pragma weak mpi_status_set_tag__ = pmpi_status_set_tag_
+#pragma weak MPI_STATUS_SET_TAG = pmpi_status_set_tag_
+#pragma weak pmpi_status_set_tag = pmpi_status_set_tag_
+#pragma weak pmpi_status_set_tag__ = pmpi_status_set_tag_
+#pragma weak PMPI_STATUS_SET_TAG = pmpi_status_set_tag_
+#pragma weak pmpi_status_set_tag_f08_ = pmpi_status_set_tag_
+#pragma weak mpi_status_set_tag_f08_ = pmpi_status_set_tag_
+#pragma weak pmpir_status_set_tag_f08_ = pmpi_status_set_tag_
 
 void pmpi_test_(MPI_Fint *request, MPI_Fint *flag, MPI_Fint *status,
                 MPI_Fint *ierr) {
@@ -13238,6 +14018,8 @@ void pmpi_type_contiguous_c_(MPI_Count *count, MPI_Fint *oldtype,
 #pragma weak pmpi_type_contiguous_f08_large_ = pmpi_type_contiguous_c_
 #pragma weak mpi_type_contiguous_f08_large_ = pmpi_type_contiguous_c_
 #pragma weak pmpir_type_contiguous_f08_large_ = pmpi_type_contiguous_c_
+#pragma weak mpi_type_contiguous_c_f08_ = pmpi_type_contiguous_c_
+#pragma weak pmpir_type_contiguous_c_f08_ = pmpi_type_contiguous_c_
 
 void pmpi_type_create_darray_(MPI_Fint *size, MPI_Fint *rank, MPI_Fint *ndims,
                               MPI_Fint *array_of_gsizes,
@@ -13284,6 +14066,8 @@ void pmpi_type_create_darray_c_(MPI_Fint *size, MPI_Fint *rank, MPI_Fint *ndims,
 #pragma weak pmpi_type_create_darray_f08_large_ = pmpi_type_create_darray_c_
 #pragma weak mpi_type_create_darray_f08_large_ = pmpi_type_create_darray_c_
 #pragma weak pmpir_type_create_darray_f08_large_ = pmpi_type_create_darray_c_
+#pragma weak mpi_type_create_darray_c_f08_ = pmpi_type_create_darray_c_
+#pragma weak pmpir_type_create_darray_c_f08_ = pmpi_type_create_darray_c_
 
 void pmpi_type_create_f90_complex_(MPI_Fint *p, MPI_Fint *r, MPI_Fint *newtype,
                                    MPI_Fint *ierr) {
@@ -13405,6 +14189,10 @@ void pmpi_type_create_hindexed_block_c_(MPI_Count *count,
     pmpi_type_create_hindexed_block_c_
 #pragma weak pmpir_type_create_hindexed_block_f08_large_ =                     \
     pmpi_type_create_hindexed_block_c_
+#pragma weak mpi_type_create_hindexed_block_c_f08_ =                           \
+    pmpi_type_create_hindexed_block_c_
+#pragma weak pmpir_type_create_hindexed_block_c_f08_ =                         \
+    pmpi_type_create_hindexed_block_c_
 
 void pmpi_type_create_hindexed_c_(MPI_Count *count,
                                   MPI_Count *array_of_blocklengths,
@@ -13426,6 +14214,8 @@ void pmpi_type_create_hindexed_c_(MPI_Count *count,
 #pragma weak mpi_type_create_hindexed_f08_large_ = pmpi_type_create_hindexed_c_
 #pragma weak pmpir_type_create_hindexed_f08_large_ =                           \
     pmpi_type_create_hindexed_c_
+#pragma weak mpi_type_create_hindexed_c_f08_ = pmpi_type_create_hindexed_c_
+#pragma weak pmpir_type_create_hindexed_c_f08_ = pmpi_type_create_hindexed_c_
 
 void pmpi_type_create_hvector_(MPI_Fint *count, MPI_Fint *blocklength,
                                MPI_Aint *stride, MPI_Fint *oldtype,
@@ -13462,6 +14252,8 @@ void pmpi_type_create_hvector_c_(MPI_Count *count, MPI_Count *blocklength,
 #pragma weak pmpi_type_create_hvector_f08_large_ = pmpi_type_create_hvector_c_
 #pragma weak mpi_type_create_hvector_f08_large_ = pmpi_type_create_hvector_c_
 #pragma weak pmpir_type_create_hvector_f08_large_ = pmpi_type_create_hvector_c_
+#pragma weak mpi_type_create_hvector_c_f08_ = pmpi_type_create_hvector_c_
+#pragma weak pmpir_type_create_hvector_c_f08_ = pmpi_type_create_hvector_c_
 
 void pmpi_type_create_indexed_block_(MPI_Fint *count, MPI_Fint *blocklength,
                                      MPI_Fint *array_of_displacements,
@@ -13511,6 +14303,10 @@ void pmpi_type_create_indexed_block_c_(MPI_Count *count, MPI_Count *blocklength,
     pmpi_type_create_indexed_block_c_
 #pragma weak pmpir_type_create_indexed_block_f08_large_ =                      \
     pmpi_type_create_indexed_block_c_
+#pragma weak mpi_type_create_indexed_block_c_f08_ =                            \
+    pmpi_type_create_indexed_block_c_
+#pragma weak pmpir_type_create_indexed_block_c_f08_ =                          \
+    pmpi_type_create_indexed_block_c_
 
 void pmpi_type_create_resized_(MPI_Fint *oldtype, MPI_Aint *lb,
                                MPI_Aint *extent, MPI_Fint *newtype,
@@ -13545,6 +14341,8 @@ void pmpi_type_create_resized_c_(MPI_Fint *oldtype, MPI_Count *lb,
 #pragma weak pmpi_type_create_resized_f08_large_ = pmpi_type_create_resized_c_
 #pragma weak mpi_type_create_resized_f08_large_ = pmpi_type_create_resized_c_
 #pragma weak pmpir_type_create_resized_f08_large_ = pmpi_type_create_resized_c_
+#pragma weak mpi_type_create_resized_c_f08_ = pmpi_type_create_resized_c_
+#pragma weak pmpir_type_create_resized_c_f08_ = pmpi_type_create_resized_c_
 
 void pmpi_type_create_struct_(MPI_Fint *count, MPI_Fint *array_of_blocklengths,
                               MPI_Aint *array_of_displacements,
@@ -13586,6 +14384,8 @@ void pmpi_type_create_struct_c_(MPI_Count *count,
 #pragma weak pmpi_type_create_struct_f08_large_ = pmpi_type_create_struct_c_
 #pragma weak mpi_type_create_struct_f08_large_ = pmpi_type_create_struct_c_
 #pragma weak pmpir_type_create_struct_f08_large_ = pmpi_type_create_struct_c_
+#pragma weak mpi_type_create_struct_c_f08_ = pmpi_type_create_struct_c_
+#pragma weak pmpir_type_create_struct_c_f08_ = pmpi_type_create_struct_c_
 
 void pmpi_type_create_subarray_(MPI_Fint *ndims, MPI_Fint *array_of_sizes,
                                 MPI_Fint *array_of_subsizes,
@@ -13628,6 +14428,8 @@ void pmpi_type_create_subarray_c_(MPI_Fint *ndims, MPI_Count *array_of_sizes,
 #pragma weak mpi_type_create_subarray_f08_large_ = pmpi_type_create_subarray_c_
 #pragma weak pmpir_type_create_subarray_f08_large_ =                           \
     pmpi_type_create_subarray_c_
+#pragma weak mpi_type_create_subarray_c_f08_ = pmpi_type_create_subarray_c_
+#pragma weak pmpir_type_create_subarray_c_f08_ = pmpi_type_create_subarray_c_
 
 void pmpi_type_delete_attr_(MPI_Fint *datatype, MPI_Fint *type_keyval,
                             MPI_Fint *ierr) {
@@ -13735,6 +14537,8 @@ void pmpi_type_get_contents_c_(MPI_Fint *datatype, MPI_Count *max_integers,
 #pragma weak pmpi_type_get_contents_f08_large_ = pmpi_type_get_contents_c_
 #pragma weak mpi_type_get_contents_f08_large_ = pmpi_type_get_contents_c_
 #pragma weak pmpir_type_get_contents_f08_large_ = pmpi_type_get_contents_c_
+#pragma weak mpi_type_get_contents_c_f08_ = pmpi_type_get_contents_c_
+#pragma weak pmpir_type_get_contents_c_f08_ = pmpi_type_get_contents_c_
 
 void pmpi_type_get_envelope_(MPI_Fint *datatype, MPI_Fint *num_integers,
                              MPI_Fint *num_addresses, MPI_Fint *num_datatypes,
@@ -13773,6 +14577,8 @@ void pmpi_type_get_envelope_c_(MPI_Fint *datatype, MPI_Count *num_integers,
 #pragma weak pmpi_type_get_envelope_f08_large_ = pmpi_type_get_envelope_c_
 #pragma weak mpi_type_get_envelope_f08_large_ = pmpi_type_get_envelope_c_
 #pragma weak pmpir_type_get_envelope_f08_large_ = pmpi_type_get_envelope_c_
+#pragma weak mpi_type_get_envelope_c_f08_ = pmpi_type_get_envelope_c_
+#pragma weak pmpir_type_get_envelope_c_f08_ = pmpi_type_get_envelope_c_
 
 void pmpi_type_get_extent_(MPI_Fint *datatype, MPI_Aint *lb, MPI_Aint *extent,
                            MPI_Fint *ierr) {
@@ -13805,6 +14611,8 @@ void pmpi_type_get_extent_c_(MPI_Fint *datatype, MPI_Count *lb,
 #pragma weak pmpi_type_get_extent_f08_large_ = pmpi_type_get_extent_c_
 #pragma weak mpi_type_get_extent_f08_large_ = pmpi_type_get_extent_c_
 #pragma weak pmpir_type_get_extent_f08_large_ = pmpi_type_get_extent_c_
+#pragma weak mpi_type_get_extent_c_f08_ = pmpi_type_get_extent_c_
+#pragma weak pmpir_type_get_extent_c_f08_ = pmpi_type_get_extent_c_
 
 void pmpi_type_get_extent_x_(MPI_Fint *datatype, MPI_Count *lb,
                              MPI_Count *extent, MPI_Fint *ierr) {
@@ -13882,6 +14690,8 @@ void pmpi_type_get_true_extent_c_(MPI_Fint *datatype, MPI_Count *true_lb,
 #pragma weak mpi_type_get_true_extent_f08_large_ = pmpi_type_get_true_extent_c_
 #pragma weak pmpir_type_get_true_extent_f08_large_ =                           \
     pmpi_type_get_true_extent_c_
+#pragma weak mpi_type_get_true_extent_c_f08_ = pmpi_type_get_true_extent_c_
+#pragma weak pmpir_type_get_true_extent_c_f08_ = pmpi_type_get_true_extent_c_
 
 void pmpi_type_get_true_extent_x_(MPI_Fint *datatype, MPI_Count *true_lb,
                                   MPI_Count *true_extent, MPI_Fint *ierr) {
@@ -13898,6 +14708,22 @@ void pmpi_type_get_true_extent_x_(MPI_Fint *datatype, MPI_Count *true_lb,
 #pragma weak pmpi_type_get_true_extent_x_f08_ = pmpi_type_get_true_extent_x_
 #pragma weak mpi_type_get_true_extent_x_f08_ = pmpi_type_get_true_extent_x_
 #pragma weak pmpir_type_get_true_extent_x_f08_ = pmpi_type_get_true_extent_x_
+
+void pmpi_type_get_value_index_(MPI_Fint *value_type, MPI_Fint *index_type,
+                                MPI_Fint *pair_type, MPI_Fint *ierr) {
+  int rc = MPI_Type_get_value_index(*value_type, *index_type, pair_type);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_type_get_value_index_ = pmpi_type_get_value_index_
+#pragma weak mpi_type_get_value_index = pmpi_type_get_value_index_
+#pragma weak mpi_type_get_value_index__ = pmpi_type_get_value_index_
+#pragma weak MPI_TYPE_GET_VALUE_INDEX = pmpi_type_get_value_index_
+#pragma weak pmpi_type_get_value_index = pmpi_type_get_value_index_
+#pragma weak pmpi_type_get_value_index__ = pmpi_type_get_value_index_
+#pragma weak PMPI_TYPE_GET_VALUE_INDEX = pmpi_type_get_value_index_
+#pragma weak pmpi_type_get_value_index_f08_ = pmpi_type_get_value_index_
+#pragma weak mpi_type_get_value_index_f08_ = pmpi_type_get_value_index_
+#pragma weak pmpir_type_get_value_index_f08_ = pmpi_type_get_value_index_
 
 void pmpi_type_indexed_(MPI_Fint *count, MPI_Fint *array_of_blocklengths,
                         MPI_Fint *array_of_displacements, MPI_Fint *oldtype,
@@ -13934,6 +14760,8 @@ void pmpi_type_indexed_c_(MPI_Count *count, MPI_Count *array_of_blocklengths,
 #pragma weak pmpi_type_indexed_f08_large_ = pmpi_type_indexed_c_
 #pragma weak mpi_type_indexed_f08_large_ = pmpi_type_indexed_c_
 #pragma weak pmpir_type_indexed_f08_large_ = pmpi_type_indexed_c_
+#pragma weak mpi_type_indexed_c_f08_ = pmpi_type_indexed_c_
+#pragma weak pmpir_type_indexed_c_f08_ = pmpi_type_indexed_c_
 
 void pmpi_type_match_size_(MPI_Fint *typeclass, MPI_Fint *size,
                            MPI_Fint *datatype, MPI_Fint *ierr) {
@@ -14004,6 +14832,8 @@ void pmpi_type_size_c_(MPI_Fint *datatype, MPI_Count *size, MPI_Fint *ierr) {
 #pragma weak pmpi_type_size_f08_large_ = pmpi_type_size_c_
 #pragma weak mpi_type_size_f08_large_ = pmpi_type_size_c_
 #pragma weak pmpir_type_size_f08_large_ = pmpi_type_size_c_
+#pragma weak mpi_type_size_c_f08_ = pmpi_type_size_c_
+#pragma weak pmpir_type_size_c_f08_ = pmpi_type_size_c_
 
 void pmpi_type_size_x_(MPI_Fint *datatype, MPI_Count *size, MPI_Fint *ierr) {
   int rc = MPI_Type_size_x(*datatype, size);
@@ -14052,6 +14882,8 @@ void pmpi_type_vector_c_(MPI_Count *count, MPI_Count *blocklength,
 #pragma weak pmpi_type_vector_f08_large_ = pmpi_type_vector_c_
 #pragma weak mpi_type_vector_f08_large_ = pmpi_type_vector_c_
 #pragma weak pmpir_type_vector_f08_large_ = pmpi_type_vector_c_
+#pragma weak mpi_type_vector_c_f08_ = pmpi_type_vector_c_
+#pragma weak pmpir_type_vector_c_f08_ = pmpi_type_vector_c_
 
 void pmpi_unpack_(void *inbuf, MPI_Fint *insize, MPI_Fint *position,
                   void *outbuf, MPI_Fint *outcount, MPI_Fint *datatype,
@@ -14126,6 +14958,8 @@ void pmpi_unpack_f08ts_large_(hc_f_gfc_desc_t *inbuf, MPI_Count *insize,
 }
 #pragma weak mpi_unpack_f08ts_large_ = pmpi_unpack_f08ts_large_
 #pragma weak pmpir_unpack_f08ts_large_ = pmpi_unpack_f08ts_large_
+#pragma weak mpi_unpack_c_f08ts_ = pmpi_unpack_f08ts_large_
+#pragma weak pmpir_unpack_c_f08ts_ = pmpi_unpack_f08ts_large_
 
 void pmpi_unpack_external_(char *datarep, void *inbuf, MPI_Aint *insize,
                            MPI_Aint *position, void *outbuf, MPI_Fint *outcount,
@@ -14225,6 +15059,8 @@ void pmpi_unpack_external_f08ts_large_(char *datarep, hc_f_gfc_desc_t *inbuf,
     pmpi_unpack_external_f08ts_large_
 #pragma weak pmpir_unpack_external_f08ts_large_ =                              \
     pmpi_unpack_external_f08ts_large_
+#pragma weak mpi_unpack_external_c_f08ts_ = pmpi_unpack_external_f08ts_large_
+#pragma weak pmpir_unpack_external_c_f08ts_ = pmpi_unpack_external_f08ts_large_
 
 void pmpi_unpublish_name_(char *service_name, MPI_Fint *info, char *port_name,
                           MPI_Fint *ierr, size_t service_name_len,
@@ -14362,6 +15198,8 @@ void pmpi_win_allocate_c_(MPI_Aint *size, MPI_Aint *disp_unit, MPI_Fint *info,
 #pragma weak pmpi_win_allocate_f08_large_ = pmpi_win_allocate_c_
 #pragma weak mpi_win_allocate_f08_large_ = pmpi_win_allocate_c_
 #pragma weak pmpir_win_allocate_f08_large_ = pmpi_win_allocate_c_
+#pragma weak mpi_win_allocate_c_f08_ = pmpi_win_allocate_c_
+#pragma weak pmpir_win_allocate_c_f08_ = pmpi_win_allocate_c_
 
 void pmpi_win_allocate_shared_(MPI_Aint *size, MPI_Fint *disp_unit,
                                MPI_Fint *info, MPI_Fint *comm, void *baseptr,
@@ -14398,6 +15236,8 @@ void pmpi_win_allocate_shared_c_(MPI_Aint *size, MPI_Aint *disp_unit,
 #pragma weak pmpi_win_allocate_shared_f08_large_ = pmpi_win_allocate_shared_c_
 #pragma weak mpi_win_allocate_shared_f08_large_ = pmpi_win_allocate_shared_c_
 #pragma weak pmpir_win_allocate_shared_f08_large_ = pmpi_win_allocate_shared_c_
+#pragma weak mpi_win_allocate_shared_c_f08_ = pmpi_win_allocate_shared_c_
+#pragma weak pmpir_win_allocate_shared_c_f08_ = pmpi_win_allocate_shared_c_
 
 void pmpi_win_attach_(MPI_Fint *win, void *base, MPI_Aint *size,
                       MPI_Fint *ierr) {
@@ -14528,6 +15368,8 @@ void pmpi_win_create_f08ts_large_(hc_f_gfc_desc_t *base, MPI_Aint *size,
 }
 #pragma weak mpi_win_create_f08ts_large_ = pmpi_win_create_f08ts_large_
 #pragma weak pmpir_win_create_f08ts_large_ = pmpi_win_create_f08ts_large_
+#pragma weak mpi_win_create_c_f08ts_ = pmpi_win_create_f08ts_large_
+#pragma weak pmpir_win_create_c_f08ts_ = pmpi_win_create_f08ts_large_
 
 void pmpi_win_create_dynamic_(MPI_Fint *info, MPI_Fint *comm, MPI_Fint *win,
                               MPI_Fint *ierr) {
@@ -14910,6 +15752,8 @@ void pmpi_win_shared_query_c_(MPI_Fint *win, MPI_Fint *rank, MPI_Aint *size,
 #pragma weak pmpi_win_shared_query_f08_large_ = pmpi_win_shared_query_c_
 #pragma weak mpi_win_shared_query_f08_large_ = pmpi_win_shared_query_c_
 #pragma weak pmpir_win_shared_query_f08_large_ = pmpi_win_shared_query_c_
+#pragma weak mpi_win_shared_query_c_f08_ = pmpi_win_shared_query_c_
+#pragma weak pmpir_win_shared_query_c_f08_ = pmpi_win_shared_query_c_
 
 void pmpi_win_start_(MPI_Fint *group, MPI_Fint *assert, MPI_Fint *win,
                      MPI_Fint *ierr) {

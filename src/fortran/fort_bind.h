@@ -314,6 +314,8 @@ void pmpi_buffer_attach_f08ts_(hc_f_gfc_desc_t *buffer, MPI_Fint *size,
 void pmpi_buffer_attach_c_(void *buffer, MPI_Count *size, MPI_Fint *ierr);
 void pmpi_buffer_attach_f08ts_large_(hc_f_gfc_desc_t *buffer, MPI_Count *size,
                                      MPI_Fint *ierr);
+void pmpi_buffer_flush_(MPI_Fint *ierr);
+void pmpi_buffer_iflush_(MPI_Fint *request, MPI_Fint *ierr);
 void pmpi_cancel_(MPI_Fint *request, MPI_Fint *ierr);
 void pmpi_cart_coords_(MPI_Fint *comm, MPI_Fint *rank, MPI_Fint *maxdims,
                        MPI_Fint *coords, MPI_Fint *ierr);
@@ -336,6 +338,15 @@ void pmpi_close_port_(char *port_name, MPI_Fint *ierr, size_t port_name_len);
 void pmpi_comm_accept_(char *port_name, MPI_Fint *info, MPI_Fint *root,
                        MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierr,
                        size_t port_name_len);
+void pmpi_comm_attach_buffer_(MPI_Fint *comm, void *buffer, MPI_Fint *size,
+                              MPI_Fint *ierr);
+void pmpi_comm_attach_buffer_f08ts_(MPI_Fint *comm, hc_f_gfc_desc_t *buffer,
+                                    MPI_Fint *size, MPI_Fint *ierr);
+void pmpi_comm_attach_buffer_c_(MPI_Fint *comm, void *buffer, MPI_Count *size,
+                                MPI_Fint *ierr);
+void pmpi_comm_attach_buffer_f08ts_large_(MPI_Fint *comm,
+                                          hc_f_gfc_desc_t *buffer,
+                                          MPI_Count *size, MPI_Fint *ierr);
 void pmpi_comm_call_errhandler_(MPI_Fint *comm, MPI_Fint *errorcode,
                                 MPI_Fint *ierr);
 void pmpi_comm_compare_(MPI_Fint *comm1, MPI_Fint *comm2, MPI_Fint *result,
@@ -359,6 +370,7 @@ void pmpi_comm_disconnect_(MPI_Fint *comm, MPI_Fint *ierr);
 void pmpi_comm_dup_(MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierr);
 void pmpi_comm_dup_with_info_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *newcomm,
                               MPI_Fint *ierr);
+void pmpi_comm_flush_buffer_(MPI_Fint *comm, MPI_Fint *ierr);
 void pmpi_comm_free_(MPI_Fint *comm, MPI_Fint *ierr);
 void pmpi_comm_free_keyval_(MPI_Fint *comm_keyval, MPI_Fint *ierr);
 void pmpi_comm_get_errhandler_(MPI_Fint *comm, MPI_Fint *errhandler,
@@ -373,6 +385,8 @@ void pmpi_comm_idup_(MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *request,
 void pmpi_comm_idup_with_info_(MPI_Fint *comm, MPI_Fint *info,
                                MPI_Fint *newcomm, MPI_Fint *request,
                                MPI_Fint *ierr);
+void pmpi_comm_iflush_buffer_(MPI_Fint *comm, MPI_Fint *request,
+                              MPI_Fint *ierr);
 void pmpi_comm_join_(MPI_Fint *fd, MPI_Fint *intercomm, MPI_Fint *ierr);
 void pmpi_comm_rank_(MPI_Fint *comm, MPI_Fint *rank, MPI_Fint *ierr);
 void pmpi_comm_remote_group_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *ierr);
@@ -1002,6 +1016,7 @@ void pmpi_get_elements_c_(MPI_Fint *status, MPI_Fint *datatype,
                           MPI_Count *count, MPI_Fint *ierr);
 void pmpi_get_elements_x_(MPI_Fint *status, MPI_Fint *datatype,
                           MPI_Count *count, MPI_Fint *ierr);
+void pmpi_get_hw_resource_info_(MPI_Fint *hw_info, MPI_Fint *ierr);
 void pmpi_get_library_version_(char *version, MPI_Fint *resultlen,
                                MPI_Fint *ierr, size_t version_len);
 void pmpi_get_processor_name_(char *name, MPI_Fint *resultlen, MPI_Fint *ierr,
@@ -2039,9 +2054,23 @@ void pmpi_reduce_scatter_init_f08ts_large_(hc_f_gfc_desc_t *sendbuf,
                                            MPI_Fint *datatype, MPI_Fint *op,
                                            MPI_Fint *comm, MPI_Fint *info,
                                            MPI_Fint *request, MPI_Fint *ierr);
+void pmpi_remove_error_class_(MPI_Fint *errorclass, MPI_Fint *ierr);
+void pmpi_remove_error_code_(MPI_Fint *errorcode, MPI_Fint *ierr);
+void pmpi_remove_error_string_(MPI_Fint *errorcode, MPI_Fint *ierr);
 void pmpi_request_free_(MPI_Fint *request, MPI_Fint *ierr);
 void pmpi_request_get_status_(MPI_Fint *request, MPI_Fint *flag,
                               MPI_Fint *status, MPI_Fint *ierr);
+void pmpi_request_get_status_all_(MPI_Fint *count, MPI_Fint *array_of_requests,
+                                  MPI_Fint *flag, MPI_Fint *array_of_statuses,
+                                  MPI_Fint *ierr);
+void pmpi_request_get_status_any_(MPI_Fint *count, MPI_Fint *array_of_requests,
+                                  MPI_Fint *index, MPI_Fint *flag,
+                                  MPI_Fint *status, MPI_Fint *ierr);
+void pmpi_request_get_status_some_(MPI_Fint *incount,
+                                   MPI_Fint *array_of_requests,
+                                   MPI_Fint *outcount,
+                                   MPI_Fint *array_of_indices,
+                                   MPI_Fint *array_of_statuses, MPI_Fint *ierr);
 void pmpi_rget_(void *origin_addr, MPI_Fint *origin_count,
                 MPI_Fint *origin_datatype, MPI_Fint *target_rank,
                 MPI_Aint *target_disp, MPI_Fint *target_count,
@@ -2297,11 +2326,22 @@ void pmpi_sendrecv_replace_f08ts_large_(hc_f_gfc_desc_t *buf, MPI_Count *count,
                                         MPI_Fint *sendtag, MPI_Fint *source,
                                         MPI_Fint *recvtag, MPI_Fint *comm,
                                         MPI_Fint *status, MPI_Fint *ierr);
+void pmpi_session_attach_buffer_(MPI_Fint *session, void *buffer,
+                                 MPI_Fint *size, MPI_Fint *ierr);
+void pmpi_session_attach_buffer_f08ts_(MPI_Fint *session,
+                                       hc_f_gfc_desc_t *buffer, MPI_Fint *size,
+                                       MPI_Fint *ierr);
+void pmpi_session_attach_buffer_c_(MPI_Fint *session, void *buffer,
+                                   MPI_Count *size, MPI_Fint *ierr);
+void pmpi_session_attach_buffer_f08ts_large_(MPI_Fint *session,
+                                             hc_f_gfc_desc_t *buffer,
+                                             MPI_Count *size, MPI_Fint *ierr);
 void pmpi_session_call_errhandler_(MPI_Fint *session, MPI_Fint *errorcode,
                                    MPI_Fint *ierr);
 void pmpi_session_create_errhandler_(void *session_errhandler_fn,
                                      MPI_Fint *errhandler, MPI_Fint *ierr);
 void pmpi_session_finalize_(MPI_Fint *session, MPI_Fint *ierr);
+void pmpi_session_flush_buffer_(MPI_Fint *session, MPI_Fint *ierr);
 void pmpi_session_get_errhandler_(MPI_Fint *session, MPI_Fint *errhandler,
                                   MPI_Fint *ierr);
 void pmpi_session_get_info_(MPI_Fint *session, MPI_Fint *info_used,
@@ -2311,6 +2351,8 @@ void pmpi_session_get_num_psets_(MPI_Fint *session, MPI_Fint *info,
 void pmpi_session_get_pset_info_(MPI_Fint *session, char *pset_name,
                                  MPI_Fint *info, MPI_Fint *ierr,
                                  size_t pset_name_len);
+void pmpi_session_iflush_buffer_(MPI_Fint *session, MPI_Fint *request,
+                                 MPI_Fint *ierr);
 void pmpi_session_init_(MPI_Fint *info, MPI_Fint *errhandler, MPI_Fint *session,
                         MPI_Fint *ierr);
 void pmpi_session_set_errhandler_(MPI_Fint *session, MPI_Fint *errhandler,
@@ -2342,12 +2384,20 @@ void pmpi_ssend_init_f08ts_large_(hc_f_gfc_desc_t *buf, MPI_Count *count,
 void pmpi_start_(MPI_Fint *request, MPI_Fint *ierr);
 void pmpi_startall_(MPI_Fint *count, MPI_Fint *array_of_requests,
                     MPI_Fint *ierr);
+void pmpi_status_get_error_(MPI_Fint *status, MPI_Fint *error, MPI_Fint *ierr);
+void pmpi_status_get_source_(MPI_Fint *status, MPI_Fint *source,
+                             MPI_Fint *ierr);
+void pmpi_status_get_tag_(MPI_Fint *status, MPI_Fint *tag, MPI_Fint *ierr);
 void pmpi_status_set_cancelled_(MPI_Fint *status, MPI_Fint *flag,
                                 MPI_Fint *ierr);
 void pmpi_status_set_elements_(MPI_Fint *status, MPI_Fint *datatype,
                                MPI_Fint *count, MPI_Fint *ierr);
 void pmpi_status_set_elements_x_(MPI_Fint *status, MPI_Fint *datatype,
                                  MPI_Count *count, MPI_Fint *ierr);
+void pmpi_status_set_error_(MPI_Fint *status, MPI_Fint *error, MPI_Fint *ierr);
+void pmpi_status_set_source_(MPI_Fint *status, MPI_Fint *source,
+                             MPI_Fint *ierr);
+void pmpi_status_set_tag_(MPI_Fint *status, MPI_Fint *tag, MPI_Fint *ierr);
 void pmpi_test_(MPI_Fint *request, MPI_Fint *flag, MPI_Fint *status,
                 MPI_Fint *ierr);
 void pmpi_test_cancelled_(MPI_Fint *status, MPI_Fint *flag, MPI_Fint *ierr);
@@ -2483,6 +2533,8 @@ void pmpi_type_get_true_extent_c_(MPI_Fint *datatype, MPI_Count *true_lb,
                                   MPI_Count *true_extent, MPI_Fint *ierr);
 void pmpi_type_get_true_extent_x_(MPI_Fint *datatype, MPI_Count *true_lb,
                                   MPI_Count *true_extent, MPI_Fint *ierr);
+void pmpi_type_get_value_index_(MPI_Fint *value_type, MPI_Fint *index_type,
+                                MPI_Fint *pair_type, MPI_Fint *ierr);
 void pmpi_type_indexed_(MPI_Fint *count, MPI_Fint *array_of_blocklengths,
                         MPI_Fint *array_of_displacements, MPI_Fint *oldtype,
                         MPI_Fint *newtype, MPI_Fint *ierr);

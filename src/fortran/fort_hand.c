@@ -61,6 +61,87 @@ void pmpi_buffer_detach_c_(void *buffer_addr, MPI_Count *size,
   hc_f_err(ierr, rc);
 }
 
+/* MPI-4.1's detach of a communicator's or a session's buffer: as
+ * MPI_Buffer_detach, the buffer is only released. */
+void pmpi_comm_detach_buffer_(MPI_Fint *comm, void *buffer_addr, MPI_Fint *size,
+                              MPI_Fint *ierr) {
+  void *c_addr = NULL;
+  int c_size = 0;
+  (void)buffer_addr;
+  int rc = MPI_Comm_detach_buffer(MPI_Comm_f2c(*comm), &c_addr, &c_size);
+  if (rc == MPI_SUCCESS)
+    *size = c_size;
+  hc_f_err(ierr, rc);
+}
+
+void pmpi_comm_detach_buffer_c_(MPI_Fint *comm, void *buffer_addr,
+                                MPI_Count *size, MPI_Fint *ierr) {
+  void *c_addr = NULL;
+  MPI_Count c_size = 0;
+  (void)buffer_addr;
+  int rc = MPI_Comm_detach_buffer_c(MPI_Comm_f2c(*comm), &c_addr, &c_size);
+  if (rc == MPI_SUCCESS)
+    *size = c_size;
+  hc_f_err(ierr, rc);
+}
+
+void pmpi_session_detach_buffer_(MPI_Fint *session, void *buffer_addr,
+                                 MPI_Fint *size, MPI_Fint *ierr) {
+  void *c_addr = NULL;
+  int c_size = 0;
+  (void)buffer_addr;
+  int rc =
+      MPI_Session_detach_buffer(MPI_Session_f2c(*session), &c_addr, &c_size);
+  if (rc == MPI_SUCCESS)
+    *size = c_size;
+  hc_f_err(ierr, rc);
+}
+
+void pmpi_session_detach_buffer_c_(MPI_Fint *session, void *buffer_addr,
+                                   MPI_Count *size, MPI_Fint *ierr) {
+  void *c_addr = NULL;
+  MPI_Count c_size = 0;
+  (void)buffer_addr;
+  int rc =
+      MPI_Session_detach_buffer_c(MPI_Session_f2c(*session), &c_addr, &c_size);
+  if (rc == MPI_SUCCESS)
+    *size = c_size;
+  hc_f_err(ierr, rc);
+}
+
+/* MPICH's mpi_f08 binding of the two (MPI-4.1, so only MPICH 4.2's
+ * names): buffer_addr is a TYPE(C_PTR), which gets the address. */
+void pmpi_comm_detach_buffer_f08_(MPI_Fint *comm, void **buffer_addr,
+                                  MPI_Fint *size, MPI_Fint *ierr) {
+  int c_size = 0;
+  int rc = MPI_Comm_detach_buffer(MPI_Comm_f2c(*comm), buffer_addr, &c_size);
+  if (rc == MPI_SUCCESS)
+    *size = c_size;
+  hc_f_err(ierr, rc);
+}
+
+void pmpi_comm_detach_buffer_c_f08_(MPI_Fint *comm, void **buffer_addr,
+                                    MPI_Count *size, MPI_Fint *ierr) {
+  hc_f_err(ierr,
+           MPI_Comm_detach_buffer_c(MPI_Comm_f2c(*comm), buffer_addr, size));
+}
+
+void pmpi_session_detach_buffer_f08_(MPI_Fint *session, void **buffer_addr,
+                                     MPI_Fint *size, MPI_Fint *ierr) {
+  int c_size = 0;
+  int rc = MPI_Session_detach_buffer(MPI_Session_f2c(*session), buffer_addr,
+                                     &c_size);
+  if (rc == MPI_SUCCESS)
+    *size = c_size;
+  hc_f_err(ierr, rc);
+}
+
+void pmpi_session_detach_buffer_c_f08_(MPI_Fint *session, void **buffer_addr,
+                                       MPI_Count *size, MPI_Fint *ierr) {
+  hc_f_err(ierr, MPI_Session_detach_buffer_c(MPI_Session_f2c(*session),
+                                             buffer_addr, size));
+}
+
 /* Predefined keys are even in Fortran (one more than C's); their C values
  * point at ints.  Other attributes come through binding_attr.h, which
  * knows the language that set each (a Fortran value reads back as that
@@ -1086,6 +1167,19 @@ void pmpi_f_sync_reg_(void *buf) { (void)buf; }
 #pragma weak pmpir_buffer_detach_f08_ = pmpi_buffer_detach_f08_
 #pragma weak mpi_buffer_detach_f08_large_ = pmpi_buffer_detach_f08_large_
 #pragma weak pmpir_buffer_detach_f08_large_ = pmpi_buffer_detach_f08_large_
+/* MPICH 4.2's name of the large form. */
+#pragma weak mpi_buffer_detach_c_f08_ = pmpi_buffer_detach_f08_large_
+#pragma weak pmpir_buffer_detach_c_f08_ = pmpi_buffer_detach_f08_large_
+#pragma weak mpi_comm_detach_buffer_f08_ = pmpi_comm_detach_buffer_f08_
+#pragma weak pmpir_comm_detach_buffer_f08_ = pmpi_comm_detach_buffer_f08_
+#pragma weak mpi_comm_detach_buffer_c_f08_ = pmpi_comm_detach_buffer_c_f08_
+#pragma weak pmpir_comm_detach_buffer_c_f08_ = pmpi_comm_detach_buffer_c_f08_
+#pragma weak mpi_session_detach_buffer_f08_ = pmpi_session_detach_buffer_f08_
+#pragma weak pmpir_session_detach_buffer_f08_ = pmpi_session_detach_buffer_f08_
+#pragma weak mpi_session_detach_buffer_c_f08_ =                               \
+    pmpi_session_detach_buffer_c_f08_
+#pragma weak pmpir_session_detach_buffer_c_f08_ =                             \
+    pmpi_session_detach_buffer_c_f08_
 /* Its buffer descriptor is as unread as the mpif.h form's buffer. */
 #pragma weak mpi_f_sync_reg_f08ts_ = pmpi_f_sync_reg_
 #pragma weak pmpir_f_sync_reg_f08ts_ = pmpi_f_sync_reg_

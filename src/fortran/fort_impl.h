@@ -42,6 +42,7 @@ extern hc_f_priv2_t mpipriv2_;
 extern hc_f_privc_t mpiprivc_;
 extern MPI_Fint mpifcmb5_;
 extern MPI_Fint mpifcmb9_;
+extern MPI_Fint mpifcmba_;
 
 /* The mpi_f08 sentinels, defined by libhcmpi (src/mpi/globals.c). */
 extern MPI_F08_status MPIR_F08_MPI_STATUS_IGNORE_OBJ;
@@ -54,6 +55,7 @@ extern MPI_Fint __mpi_f08_link_constants_MOD_mpi_weights_empty[1];
 extern MPI_Fint __mpi_f08_link_constants_MOD_mpi_errcodes_ignore[1];
 extern char __mpi_f08_link_constants_MOD_mpi_argv_null[1];
 extern char __mpi_f08_link_constants_MOD_mpi_argvs_null[1];
+extern MPI_Fint __mpi_f08_link_constants_MOD_mpi_buffer_automatic[1];
 /* mpi_f08's spawn sentinels (fort_util.c). */
 extern char hc_f08_argv_null[1];
 extern char hc_f08_argvs_null[1];
@@ -248,6 +250,22 @@ void pmpi_buffer_detach_f08_large_(void **buffer_addr, MPI_Count *size,
                                    MPI_Fint *ierr);
 void pmpi_buffer_detach_c_(void *buffer_addr, MPI_Count *size,
                            MPI_Fint *ierr);
+void pmpi_comm_detach_buffer_(MPI_Fint *comm, void *buffer_addr,
+                              MPI_Fint *size, MPI_Fint *ierr);
+void pmpi_comm_detach_buffer_c_(MPI_Fint *comm, void *buffer_addr,
+                                MPI_Count *size, MPI_Fint *ierr);
+void pmpi_session_detach_buffer_(MPI_Fint *session, void *buffer_addr,
+                                 MPI_Fint *size, MPI_Fint *ierr);
+void pmpi_session_detach_buffer_c_(MPI_Fint *session, void *buffer_addr,
+                                   MPI_Count *size, MPI_Fint *ierr);
+void pmpi_comm_detach_buffer_f08_(MPI_Fint *comm, void **buffer_addr,
+                                  MPI_Fint *size, MPI_Fint *ierr);
+void pmpi_comm_detach_buffer_c_f08_(MPI_Fint *comm, void **buffer_addr,
+                                    MPI_Count *size, MPI_Fint *ierr);
+void pmpi_session_detach_buffer_f08_(MPI_Fint *session, void **buffer_addr,
+                                     MPI_Fint *size, MPI_Fint *ierr);
+void pmpi_session_detach_buffer_c_f08_(MPI_Fint *session, void **buffer_addr,
+                                       MPI_Count *size, MPI_Fint *ierr);
 void pmpi_comm_get_attr_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Aint *val,
                          MPI_Fint *flag, MPI_Fint *ierr);
 void pmpi_comm_set_attr_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Aint *val,

@@ -19,6 +19,7 @@ MPI_Fint __mpi_f08_link_constants_MOD_mpi_weights_empty[1];
 MPI_Fint __mpi_f08_link_constants_MOD_mpi_errcodes_ignore[1];
 char __mpi_f08_link_constants_MOD_mpi_argv_null[1];
 char __mpi_f08_link_constants_MOD_mpi_argvs_null[1];
+MPI_Fint __mpi_f08_link_constants_MOD_mpi_buffer_automatic[1];
 
 /* mpi_f08_types: ==, /= between handles of a type, and between one and
  * its INTEGER (either order); LOGICAL results, arguments by reference. */

@@ -15,6 +15,8 @@ hc_f_priv2_t mpipriv2_ __attribute__((aligned(32)));
 hc_f_privc_t mpiprivc_ __attribute__((aligned(32)));
 MPI_Fint mpifcmb5_ __attribute__((aligned(32)));
 MPI_Fint mpifcmb9_ __attribute__((aligned(32)));
+/* MPI_BUFFER_AUTOMATIC of mpif.h, `use mpi` and mpi_f08 (MPI-4.1). */
+MPI_Fint mpifcmba_ __attribute__((aligned(32)));
 /* mpi_f08's MPI_ARGV_NULL, MPI_ARGVS_NULL and MPI_ERRCODES_IGNORE: a module
  * variable binds to a whole C object, not to a field of a COMMON block. */
 char hc_f08_argv_null[1];
@@ -27,6 +29,9 @@ void *hc_f_buf(void *buf) {
   if (buf == (void *)&mpipriv1_.in_place ||
       buf == (void *)&MPIR_F08_MPI_IN_PLACE)
     return MPI_IN_PLACE;
+  if (buf == (void *)&mpifcmba_ ||
+      buf == (void *)__mpi_f08_link_constants_MOD_mpi_buffer_automatic)
+    return MPI_BUFFER_AUTOMATIC;
   return buf;
 }
 

@@ -72,6 +72,8 @@ module mpi_f08
   ! The weight sentinels share the COMMON blocks of mpif.h (fort_util.c).
   integer(c_int), bind(C, name="mpifcmb5_") :: MPI_UNWEIGHTED
   integer(c_int), bind(C, name="mpifcmb9_") :: MPI_WEIGHTS_EMPTY
+  ! MPI-4.1's automatic buffering: the COMMON block of mpif.h too.
+  integer(c_int), bind(C, name="mpifcmba_") :: MPI_BUFFER_AUTOMATIC
 
   ! == and /= (and so .eq. and .ne.) on every handle type.
   interface operator(==)

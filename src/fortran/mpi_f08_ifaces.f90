@@ -71,6 +71,17 @@ subroutine MPI_Barrier_init(comm, info, request, ierror)
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
+subroutine MPI_Buffer_flush(ierror)
+  import
+  implicit none
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Buffer_iflush(request, ierror)
+  import
+  implicit none
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
 subroutine MPI_Cancel(request, ierror)
   import
   implicit none
@@ -263,6 +274,12 @@ subroutine MPI_Comm_dup_with_info(comm, info, newcomm, ierror)
   type(MPI_Comm) :: newcomm
   integer, optional :: ierror
 end subroutine
+subroutine MPI_Comm_flush_buffer(comm, ierror)
+  import
+  implicit none
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
 subroutine MPI_Comm_free(comm, ierror)
   import
   implicit none
@@ -333,6 +350,13 @@ subroutine MPI_Comm_idup_with_info(comm, info, newcomm, request, ierror)
   type(MPI_Comm) :: comm
   type(MPI_Info) :: info
   type(MPI_Comm) :: newcomm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Comm_iflush_buffer(comm, request, ierror)
+  import
+  implicit none
+  type(MPI_Comm) :: comm
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
@@ -781,6 +805,12 @@ subroutine MPI_Get_elements_x(status, datatype, count, ierror)
   type(MPI_Status) :: status
   type(MPI_Datatype) :: datatype
   integer(kind=8) :: count
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Get_hw_resource_info(hw_info, ierror)
+  import
+  implicit none
+  type(MPI_Info) :: hw_info
   integer, optional :: ierror
 end subroutine
 subroutine MPI_Get_library_version(version, resultlen, ierror)
@@ -1288,6 +1318,24 @@ subroutine MPI_Register_datarep_c(datarep, read_conversion_fn, write_conversion_
   integer(kind=8) :: extra_state
   integer, optional :: ierror
 end subroutine
+subroutine MPI_Remove_error_class(errorclass, ierror)
+  import
+  implicit none
+  integer :: errorclass
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Remove_error_code(errorcode, ierror)
+  import
+  implicit none
+  integer :: errorcode
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Remove_error_string(errorcode, ierror)
+  import
+  implicit none
+  integer :: errorcode
+  integer, optional :: ierror
+end subroutine
 subroutine MPI_Request_free(request, ierror)
   import
   implicit none
@@ -1300,6 +1348,36 @@ subroutine MPI_Request_get_status(request, flag, status, ierror)
   type(MPI_Request) :: request
   logical :: flag
   type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Request_get_status_all(count, array_of_requests, flag, array_of_statuses, ierror)
+  import
+  implicit none
+  integer :: count
+  type(MPI_Request) :: array_of_requests(*)
+  logical :: flag
+  type(MPI_Status) :: array_of_statuses(*)
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Request_get_status_any(count, array_of_requests, index, flag, status, ierror)
+  import
+  implicit none
+  integer :: count
+  type(MPI_Request) :: array_of_requests(*)
+  integer :: index
+  logical :: flag
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Request_get_status_some(incount, array_of_requests, outcount, array_of_indices, &
+    array_of_statuses, ierror)
+  import
+  implicit none
+  integer :: incount
+  type(MPI_Request) :: array_of_requests(*)
+  integer :: outcount
+  integer :: array_of_indices(*)
+  type(MPI_Status) :: array_of_statuses(*)
   integer, optional :: ierror
 end subroutine
 subroutine MPI_Session_call_errhandler(session, errorcode, ierror)
@@ -1317,6 +1395,12 @@ subroutine MPI_Session_create_errhandler(session_errhandler_fn, errhandler, ierr
   integer, optional :: ierror
 end subroutine
 subroutine MPI_Session_finalize(session, ierror)
+  import
+  implicit none
+  type(MPI_Session) :: session
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Session_flush_buffer(session, ierror)
   import
   implicit none
   type(MPI_Session) :: session
@@ -1362,6 +1446,13 @@ subroutine MPI_Session_get_pset_info(session, pset_name, info, ierror)
   type(MPI_Info) :: info
   integer, optional :: ierror
 end subroutine
+subroutine MPI_Session_iflush_buffer(session, request, ierror)
+  import
+  implicit none
+  type(MPI_Session) :: session
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
 subroutine MPI_Session_init(info, errhandler, session, ierror)
   import
   implicit none
@@ -1390,6 +1481,27 @@ subroutine MPI_Startall(count, array_of_requests, ierror)
   type(MPI_Request) :: array_of_requests(*)
   integer, optional :: ierror
 end subroutine
+subroutine MPI_Status_get_error(status, error, ierror)
+  import
+  implicit none
+  type(MPI_Status) :: status
+  integer :: error
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Status_get_source(status, source, ierror)
+  import
+  implicit none
+  type(MPI_Status) :: status
+  integer :: source
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Status_get_tag(status, tag, ierror)
+  import
+  implicit none
+  type(MPI_Status) :: status
+  integer :: tag
+  integer, optional :: ierror
+end subroutine
 subroutine MPI_Status_set_cancelled(status, flag, ierror)
   import
   implicit none
@@ -1411,6 +1523,27 @@ subroutine MPI_Status_set_elements_x(status, datatype, count, ierror)
   type(MPI_Status) :: status
   type(MPI_Datatype) :: datatype
   integer(kind=8) :: count
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Status_set_error(status, error, ierror)
+  import
+  implicit none
+  type(MPI_Status) :: status
+  integer :: error
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Status_set_source(status, source, ierror)
+  import
+  implicit none
+  type(MPI_Status) :: status
+  integer :: source
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Status_set_tag(status, tag, ierror)
+  import
+  implicit none
+  type(MPI_Status) :: status
+  integer :: tag
   integer, optional :: ierror
 end subroutine
 subroutine MPI_Test(request, flag, status, ierror)
@@ -1611,6 +1744,14 @@ subroutine MPI_Type_get_true_extent_x(datatype, true_lb, true_extent, ierror)
   type(MPI_Datatype) :: datatype
   integer(kind=8) :: true_lb
   integer(kind=8) :: true_extent
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Type_get_value_index(value_type, index_type, pair_type, ierror)
+  import
+  implicit none
+  type(MPI_Datatype) :: value_type
+  type(MPI_Datatype) :: index_type
+  type(MPI_Datatype) :: pair_type
   integer, optional :: ierror
 end subroutine
 subroutine MPI_Type_match_size(typeclass, size, datatype, ierror)
@@ -2653,6 +2794,47 @@ end subroutine
 subroutine MPI_Buffer_detach_c(buffer_addr, size, ierror)
   import
   implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer_addr
+  type(*), dimension(*) :: buffer_addr
+  integer(kind=8) :: size
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Comm_attach_buffer
+subroutine MPI_Comm_attach_buffer_f08ts(comm, buffer, size, ierror)
+  import
+  implicit none
+  type(MPI_Comm) :: comm
+  type(*), dimension(..) :: buffer
+  integer :: size
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Comm_attach_buffer_f08ts_large(comm, buffer, size, ierror)
+  import
+  implicit none
+  type(MPI_Comm) :: comm
+  type(*), dimension(..) :: buffer
+  integer(kind=8) :: size
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Comm_attach_buffer_c
+procedure :: MPI_Comm_attach_buffer_f08ts_large
+end interface
+interface MPI_Comm_detach_buffer
+subroutine MPI_Comm_detach_buffer(comm, buffer_addr, size, ierror)
+  import
+  implicit none
+  type(MPI_Comm) :: comm
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer_addr
+  type(*), dimension(*) :: buffer_addr
+  integer :: size
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Comm_detach_buffer_c(comm, buffer_addr, size, ierror)
+  import
+  implicit none
+  type(MPI_Comm) :: comm
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer_addr
   type(*), dimension(*) :: buffer_addr
   integer(kind=8) :: size
@@ -5949,6 +6131,47 @@ end interface
 interface MPI_Sendrecv_replace_c
 procedure :: MPI_Sendrecv_replace_f08ts_large
 end interface
+interface MPI_Session_attach_buffer
+subroutine MPI_Session_attach_buffer_f08ts(session, buffer, size, ierror)
+  import
+  implicit none
+  type(MPI_Session) :: session
+  type(*), dimension(..) :: buffer
+  integer :: size
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Session_attach_buffer_f08ts_large(session, buffer, size, ierror)
+  import
+  implicit none
+  type(MPI_Session) :: session
+  type(*), dimension(..) :: buffer
+  integer(kind=8) :: size
+  integer, optional :: ierror
+end subroutine
+end interface
+interface MPI_Session_attach_buffer_c
+procedure :: MPI_Session_attach_buffer_f08ts_large
+end interface
+interface MPI_Session_detach_buffer
+subroutine MPI_Session_detach_buffer(session, buffer_addr, size, ierror)
+  import
+  implicit none
+  type(MPI_Session) :: session
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer_addr
+  type(*), dimension(*) :: buffer_addr
+  integer :: size
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Session_detach_buffer_c(session, buffer_addr, size, ierror)
+  import
+  implicit none
+  type(MPI_Session) :: session
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer_addr
+  type(*), dimension(*) :: buffer_addr
+  integer(kind=8) :: size
+  integer, optional :: ierror
+end subroutine
+end interface
 interface MPI_Ssend
 subroutine MPI_Ssend_f08ts(buf, count, datatype, dest, tag, comm, ierror)
   import
@@ -6716,6 +6939,17 @@ subroutine PMPI_Barrier_init(comm, info, request, ierror)
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
+subroutine PMPI_Buffer_flush(ierror)
+  import
+  implicit none
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Buffer_iflush(request, ierror)
+  import
+  implicit none
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
 subroutine PMPI_Cancel(request, ierror)
   import
   implicit none
@@ -6908,6 +7142,12 @@ subroutine PMPI_Comm_dup_with_info(comm, info, newcomm, ierror)
   type(MPI_Comm) :: newcomm
   integer, optional :: ierror
 end subroutine
+subroutine PMPI_Comm_flush_buffer(comm, ierror)
+  import
+  implicit none
+  type(MPI_Comm) :: comm
+  integer, optional :: ierror
+end subroutine
 subroutine PMPI_Comm_free(comm, ierror)
   import
   implicit none
@@ -6978,6 +7218,13 @@ subroutine PMPI_Comm_idup_with_info(comm, info, newcomm, request, ierror)
   type(MPI_Comm) :: comm
   type(MPI_Info) :: info
   type(MPI_Comm) :: newcomm
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Comm_iflush_buffer(comm, request, ierror)
+  import
+  implicit none
+  type(MPI_Comm) :: comm
   type(MPI_Request) :: request
   integer, optional :: ierror
 end subroutine
@@ -7426,6 +7673,12 @@ subroutine PMPI_Get_elements_x(status, datatype, count, ierror)
   type(MPI_Status) :: status
   type(MPI_Datatype) :: datatype
   integer(kind=8) :: count
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Get_hw_resource_info(hw_info, ierror)
+  import
+  implicit none
+  type(MPI_Info) :: hw_info
   integer, optional :: ierror
 end subroutine
 subroutine PMPI_Get_library_version(version, resultlen, ierror)
@@ -7933,6 +8186,24 @@ subroutine PMPI_Register_datarep_c(datarep, read_conversion_fn, write_conversion
   integer(kind=8) :: extra_state
   integer, optional :: ierror
 end subroutine
+subroutine PMPI_Remove_error_class(errorclass, ierror)
+  import
+  implicit none
+  integer :: errorclass
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Remove_error_code(errorcode, ierror)
+  import
+  implicit none
+  integer :: errorcode
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Remove_error_string(errorcode, ierror)
+  import
+  implicit none
+  integer :: errorcode
+  integer, optional :: ierror
+end subroutine
 subroutine PMPI_Request_free(request, ierror)
   import
   implicit none
@@ -7945,6 +8216,36 @@ subroutine PMPI_Request_get_status(request, flag, status, ierror)
   type(MPI_Request) :: request
   logical :: flag
   type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Request_get_status_all(count, array_of_requests, flag, array_of_statuses, ierror)
+  import
+  implicit none
+  integer :: count
+  type(MPI_Request) :: array_of_requests(*)
+  logical :: flag
+  type(MPI_Status) :: array_of_statuses(*)
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Request_get_status_any(count, array_of_requests, index, flag, status, ierror)
+  import
+  implicit none
+  integer :: count
+  type(MPI_Request) :: array_of_requests(*)
+  integer :: index
+  logical :: flag
+  type(MPI_Status) :: status
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Request_get_status_some(incount, array_of_requests, outcount, array_of_indices, &
+    array_of_statuses, ierror)
+  import
+  implicit none
+  integer :: incount
+  type(MPI_Request) :: array_of_requests(*)
+  integer :: outcount
+  integer :: array_of_indices(*)
+  type(MPI_Status) :: array_of_statuses(*)
   integer, optional :: ierror
 end subroutine
 subroutine PMPI_Session_call_errhandler(session, errorcode, ierror)
@@ -7962,6 +8263,12 @@ subroutine PMPI_Session_create_errhandler(session_errhandler_fn, errhandler, ier
   integer, optional :: ierror
 end subroutine
 subroutine PMPI_Session_finalize(session, ierror)
+  import
+  implicit none
+  type(MPI_Session) :: session
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Session_flush_buffer(session, ierror)
   import
   implicit none
   type(MPI_Session) :: session
@@ -8007,6 +8314,13 @@ subroutine PMPI_Session_get_pset_info(session, pset_name, info, ierror)
   type(MPI_Info) :: info
   integer, optional :: ierror
 end subroutine
+subroutine PMPI_Session_iflush_buffer(session, request, ierror)
+  import
+  implicit none
+  type(MPI_Session) :: session
+  type(MPI_Request) :: request
+  integer, optional :: ierror
+end subroutine
 subroutine PMPI_Session_init(info, errhandler, session, ierror)
   import
   implicit none
@@ -8035,6 +8349,27 @@ subroutine PMPI_Startall(count, array_of_requests, ierror)
   type(MPI_Request) :: array_of_requests(*)
   integer, optional :: ierror
 end subroutine
+subroutine PMPI_Status_get_error(status, error, ierror)
+  import
+  implicit none
+  type(MPI_Status) :: status
+  integer :: error
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Status_get_source(status, source, ierror)
+  import
+  implicit none
+  type(MPI_Status) :: status
+  integer :: source
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Status_get_tag(status, tag, ierror)
+  import
+  implicit none
+  type(MPI_Status) :: status
+  integer :: tag
+  integer, optional :: ierror
+end subroutine
 subroutine PMPI_Status_set_cancelled(status, flag, ierror)
   import
   implicit none
@@ -8056,6 +8391,27 @@ subroutine PMPI_Status_set_elements_x(status, datatype, count, ierror)
   type(MPI_Status) :: status
   type(MPI_Datatype) :: datatype
   integer(kind=8) :: count
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Status_set_error(status, error, ierror)
+  import
+  implicit none
+  type(MPI_Status) :: status
+  integer :: error
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Status_set_source(status, source, ierror)
+  import
+  implicit none
+  type(MPI_Status) :: status
+  integer :: source
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Status_set_tag(status, tag, ierror)
+  import
+  implicit none
+  type(MPI_Status) :: status
+  integer :: tag
   integer, optional :: ierror
 end subroutine
 subroutine PMPI_Test(request, flag, status, ierror)
@@ -8256,6 +8612,14 @@ subroutine PMPI_Type_get_true_extent_x(datatype, true_lb, true_extent, ierror)
   type(MPI_Datatype) :: datatype
   integer(kind=8) :: true_lb
   integer(kind=8) :: true_extent
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Type_get_value_index(value_type, index_type, pair_type, ierror)
+  import
+  implicit none
+  type(MPI_Datatype) :: value_type
+  type(MPI_Datatype) :: index_type
+  type(MPI_Datatype) :: pair_type
   integer, optional :: ierror
 end subroutine
 subroutine PMPI_Type_match_size(typeclass, size, datatype, ierror)
@@ -9298,6 +9662,47 @@ end subroutine
 subroutine PMPI_Buffer_detach_c(buffer_addr, size, ierror)
   import
   implicit none
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer_addr
+  type(*), dimension(*) :: buffer_addr
+  integer(kind=8) :: size
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Comm_attach_buffer
+subroutine PMPI_Comm_attach_buffer_f08ts(comm, buffer, size, ierror)
+  import
+  implicit none
+  type(MPI_Comm) :: comm
+  type(*), dimension(..) :: buffer
+  integer :: size
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Comm_attach_buffer_f08ts_large(comm, buffer, size, ierror)
+  import
+  implicit none
+  type(MPI_Comm) :: comm
+  type(*), dimension(..) :: buffer
+  integer(kind=8) :: size
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Comm_attach_buffer_c
+procedure :: PMPI_Comm_attach_buffer_f08ts_large
+end interface
+interface PMPI_Comm_detach_buffer
+subroutine PMPI_Comm_detach_buffer(comm, buffer_addr, size, ierror)
+  import
+  implicit none
+  type(MPI_Comm) :: comm
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer_addr
+  type(*), dimension(*) :: buffer_addr
+  integer :: size
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Comm_detach_buffer_c(comm, buffer_addr, size, ierror)
+  import
+  implicit none
+  type(MPI_Comm) :: comm
   !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer_addr
   type(*), dimension(*) :: buffer_addr
   integer(kind=8) :: size
@@ -12594,6 +12999,47 @@ end subroutine
 end interface
 interface PMPI_Sendrecv_replace_c
 procedure :: PMPI_Sendrecv_replace_f08ts_large
+end interface
+interface PMPI_Session_attach_buffer
+subroutine PMPI_Session_attach_buffer_f08ts(session, buffer, size, ierror)
+  import
+  implicit none
+  type(MPI_Session) :: session
+  type(*), dimension(..) :: buffer
+  integer :: size
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Session_attach_buffer_f08ts_large(session, buffer, size, ierror)
+  import
+  implicit none
+  type(MPI_Session) :: session
+  type(*), dimension(..) :: buffer
+  integer(kind=8) :: size
+  integer, optional :: ierror
+end subroutine
+end interface
+interface PMPI_Session_attach_buffer_c
+procedure :: PMPI_Session_attach_buffer_f08ts_large
+end interface
+interface PMPI_Session_detach_buffer
+subroutine PMPI_Session_detach_buffer(session, buffer_addr, size, ierror)
+  import
+  implicit none
+  type(MPI_Session) :: session
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer_addr
+  type(*), dimension(*) :: buffer_addr
+  integer :: size
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Session_detach_buffer_c(session, buffer_addr, size, ierror)
+  import
+  implicit none
+  type(MPI_Session) :: session
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer_addr
+  type(*), dimension(*) :: buffer_addr
+  integer(kind=8) :: size
+  integer, optional :: ierror
+end subroutine
 end interface
 interface PMPI_Ssend
 subroutine PMPI_Ssend_f08ts(buf, count, datatype, dest, tag, comm, ierror)

@@ -347,6 +347,15 @@ subroutine MPI_Buffer_detach(buffer_addr, size, ierror)
   integer :: size
   integer :: ierror
 end subroutine
+subroutine MPI_Buffer_flush(ierror)
+  implicit none
+  integer :: ierror
+end subroutine
+subroutine MPI_Buffer_iflush(request, ierror)
+  implicit none
+  integer :: request
+  integer :: ierror
+end subroutine
 subroutine MPI_Cancel(request, ierror)
   implicit none
   integer :: request
@@ -431,6 +440,14 @@ subroutine MPI_Comm_accept(port_name, info, root, comm, newcomm, ierror)
   integer :: newcomm
   integer :: ierror
 end subroutine
+subroutine MPI_Comm_attach_buffer(comm, buffer, size, ierror)
+  implicit none
+  integer :: comm
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+  type(*), dimension(*) :: buffer
+  integer :: size
+  integer :: ierror
+end subroutine
 subroutine MPI_Comm_call_errhandler(comm, errorcode, ierror)
   implicit none
   integer :: comm
@@ -498,6 +515,14 @@ subroutine MPI_Comm_delete_attr(comm, comm_keyval, ierror)
   integer :: comm_keyval
   integer :: ierror
 end subroutine
+subroutine MPI_Comm_detach_buffer(comm, buffer_addr, size, ierror)
+  implicit none
+  integer :: comm
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer_addr
+  type(*), dimension(*) :: buffer_addr
+  integer :: size
+  integer :: ierror
+end subroutine
 subroutine MPI_Comm_disconnect(comm, ierror)
   implicit none
   integer :: comm
@@ -514,6 +539,11 @@ subroutine MPI_Comm_dup_with_info(comm, info, newcomm, ierror)
   integer :: comm
   integer :: info
   integer :: newcomm
+  integer :: ierror
+end subroutine
+subroutine MPI_Comm_flush_buffer(comm, ierror)
+  implicit none
+  integer :: comm
   integer :: ierror
 end subroutine
 subroutine MPI_Comm_free(comm, ierror)
@@ -576,6 +606,12 @@ subroutine MPI_Comm_idup_with_info(comm, info, newcomm, request, ierror)
   integer :: comm
   integer :: info
   integer :: newcomm
+  integer :: request
+  integer :: ierror
+end subroutine
+subroutine MPI_Comm_iflush_buffer(comm, request, ierror)
+  implicit none
+  integer :: comm
   integer :: request
   integer :: ierror
 end subroutine
@@ -1476,6 +1512,11 @@ subroutine MPI_Get_elements_x(status, datatype, count, ierror)
   integer :: status(5)
   integer :: datatype
   integer(kind=8) :: count
+  integer :: ierror
+end subroutine
+subroutine MPI_Get_hw_resource_info(hw_info, ierror)
+  implicit none
+  integer :: hw_info
   integer :: ierror
 end subroutine
 subroutine MPI_Get_library_version(version, resultlen, ierror)
@@ -2725,6 +2766,21 @@ subroutine MPI_Register_datarep(datarep, read_conversion_fn, write_conversion_fn
   integer(kind=8) :: extra_state
   integer :: ierror
 end subroutine
+subroutine MPI_Remove_error_class(errorclass, ierror)
+  implicit none
+  integer :: errorclass
+  integer :: ierror
+end subroutine
+subroutine MPI_Remove_error_code(errorcode, ierror)
+  implicit none
+  integer :: errorcode
+  integer :: ierror
+end subroutine
+subroutine MPI_Remove_error_string(errorcode, ierror)
+  implicit none
+  integer :: errorcode
+  integer :: ierror
+end subroutine
 subroutine MPI_Request_free(request, ierror)
   implicit none
   integer :: request
@@ -2735,6 +2791,33 @@ subroutine MPI_Request_get_status(request, flag, status, ierror)
   integer :: request
   logical :: flag
   integer :: status(5)
+  integer :: ierror
+end subroutine
+subroutine MPI_Request_get_status_all(count, array_of_requests, flag, array_of_statuses, ierror)
+  implicit none
+  integer :: count
+  integer :: array_of_requests(*)
+  logical :: flag
+  integer :: array_of_statuses(5, *)
+  integer :: ierror
+end subroutine
+subroutine MPI_Request_get_status_any(count, array_of_requests, index, flag, status, ierror)
+  implicit none
+  integer :: count
+  integer :: array_of_requests(*)
+  integer :: index
+  logical :: flag
+  integer :: status(5)
+  integer :: ierror
+end subroutine
+subroutine MPI_Request_get_status_some(incount, array_of_requests, outcount, array_of_indices, &
+    array_of_statuses, ierror)
+  implicit none
+  integer :: incount
+  integer :: array_of_requests(*)
+  integer :: outcount
+  integer :: array_of_indices(*)
+  integer :: array_of_statuses(5, *)
   integer :: ierror
 end subroutine
 subroutine MPI_Rget(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
@@ -2960,6 +3043,14 @@ subroutine MPI_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, rec
   integer :: status(5)
   integer :: ierror
 end subroutine
+subroutine MPI_Session_attach_buffer(session, buffer, size, ierror)
+  implicit none
+  integer :: session
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+  type(*), dimension(*) :: buffer
+  integer :: size
+  integer :: ierror
+end subroutine
 subroutine MPI_Session_call_errhandler(session, errorcode, ierror)
   implicit none
   integer :: session
@@ -2972,7 +3063,20 @@ subroutine MPI_Session_create_errhandler(session_errhandler_fn, errhandler, ierr
   integer :: errhandler
   integer :: ierror
 end subroutine
+subroutine MPI_Session_detach_buffer(session, buffer_addr, size, ierror)
+  implicit none
+  integer :: session
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer_addr
+  type(*), dimension(*) :: buffer_addr
+  integer :: size
+  integer :: ierror
+end subroutine
 subroutine MPI_Session_finalize(session, ierror)
+  implicit none
+  integer :: session
+  integer :: ierror
+end subroutine
+subroutine MPI_Session_flush_buffer(session, ierror)
   implicit none
   integer :: session
   integer :: ierror
@@ -3010,6 +3114,12 @@ subroutine MPI_Session_get_pset_info(session, pset_name, info, ierror)
   integer :: session
   character(len=*) :: pset_name
   integer :: info
+  integer :: ierror
+end subroutine
+subroutine MPI_Session_iflush_buffer(session, request, ierror)
+  implicit none
+  integer :: session
+  integer :: request
   integer :: ierror
 end subroutine
 subroutine MPI_Session_init(info, errhandler, session, ierror)
@@ -3059,6 +3169,24 @@ subroutine MPI_Startall(count, array_of_requests, ierror)
   integer :: array_of_requests(*)
   integer :: ierror
 end subroutine
+subroutine MPI_Status_get_error(status, error, ierror)
+  implicit none
+  integer :: status(5)
+  integer :: error
+  integer :: ierror
+end subroutine
+subroutine MPI_Status_get_source(status, source, ierror)
+  implicit none
+  integer :: status(5)
+  integer :: source
+  integer :: ierror
+end subroutine
+subroutine MPI_Status_get_tag(status, tag, ierror)
+  implicit none
+  integer :: status(5)
+  integer :: tag
+  integer :: ierror
+end subroutine
 subroutine MPI_Status_set_cancelled(status, flag, ierror)
   implicit none
   integer :: status(5)
@@ -3077,6 +3205,24 @@ subroutine MPI_Status_set_elements_x(status, datatype, count, ierror)
   integer :: status(5)
   integer :: datatype
   integer(kind=8) :: count
+  integer :: ierror
+end subroutine
+subroutine MPI_Status_set_error(status, error, ierror)
+  implicit none
+  integer :: status(5)
+  integer :: error
+  integer :: ierror
+end subroutine
+subroutine MPI_Status_set_source(status, source, ierror)
+  implicit none
+  integer :: status(5)
+  integer :: source
+  integer :: ierror
+end subroutine
+subroutine MPI_Status_set_tag(status, tag, ierror)
+  implicit none
+  integer :: status(5)
+  integer :: tag
   integer :: ierror
 end subroutine
 subroutine MPI_Test(request, flag, status, ierror)
@@ -3341,6 +3487,13 @@ subroutine MPI_Type_get_true_extent_x(datatype, true_lb, true_extent, ierror)
   integer :: datatype
   integer(kind=8) :: true_lb
   integer(kind=8) :: true_extent
+  integer :: ierror
+end subroutine
+subroutine MPI_Type_get_value_index(value_type, index_type, pair_type, ierror)
+  implicit none
+  integer :: value_type
+  integer :: index_type
+  integer :: pair_type
   integer :: ierror
 end subroutine
 subroutine MPI_Type_hindexed(count, array_of_blocklengths, array_of_displacements, oldtype, &

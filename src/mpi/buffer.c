@@ -1,90 +1,32 @@
 /*
- * Buffered mode.  MPI_Buffer_attach hands the library a region; each
- * MPI_Bsend (and MPI_Ibsend, and each start of an MPI_Bsend_init request)
- * takes a block of it (MPI_BSEND_OVERHEAD + message bytes, first fit),
- * copies the message there and sends from the copy, so the call returns
- * as soon as the copy is made.  A block is reclaimed once its send
- * completes; detach waits for all of them.  Bookkeeping lives outside the
- * user's region, so an unaligned region loses nothing and exactly
- * count*size + MPI_BSEND_OVERHEAD bytes fit one message, as the
- * standard's sizing rule promises.
+ * Buffered mode: the attach, detach and flush calls of the process's
+ * buffer (MPI_Buffer_*), and MPI-4.1's of a communicator's and a
+ * session's, and the buffered sends.  A send uses its communicator's
+ * buffer, else that of the session the communicator derives from, else
+ * the process's, the order MPI-4.1 gives.  The pools themselves, their
+ * blocks and their flushes are bsend_pool.c's.
  */
 #include <limits.h>
-#include <pthread.h>
-#include <stdlib.h>
-#include <string.h>
+#include <stdint.h>
 
+#include "mpi/bsend_pool.h"
 #include "mpi/mpi_impl.h"
 #include "mpi/mpi_trace.h"
 
-typedef struct bsend_block {
-  size_t offset;            /* from the start of the attached region */
-  size_t length;            /* overhead + message bytes */
-  hcomm_request_t *req;     /* NULL while the send is being started */
-  struct bsend_block *next; /* blocks in offset order */
-} bsend_block_t;
+/* The process's buffer (MPI_Buffer_attach). */
+static hc_mpi_bsend_pool_t *buffer_process_slot;
 
-static pthread_mutex_t bsend_lock = PTHREAD_MUTEX_INITIALIZER;
-static char *bsend_base;
-static size_t bsend_size;
-static bsend_block_t *bsend_blocks;
-
-/* Drops blocks whose sends finished.  Caller holds the lock. */
-static void bsend_reclaim(void) {
-  bsend_block_t **link = &bsend_blocks;
-  while (*link) {
-    bsend_block_t *b = *link;
-    if (b->req && hcomm_request_done(b->req)) {
-      *link = b->next;
-      hcomm_request_free(b->req);
-      free(b);
-    } else {
-      link = &b->next;
-    }
-  }
-}
-
-/* First fit of need bytes; links a fresh block or returns NULL.  Caller
- * holds the lock. */
-static bsend_block_t *bsend_reserve(size_t need) {
-  size_t start = 0;
-  bsend_block_t **link = &bsend_blocks;
-  for (;;) {
-    bsend_block_t *next = *link;
-    size_t end = next ? next->offset : bsend_size;
-    if (end >= start && end - start >= need)
-      break;
-    if (!next)
-      return NULL;
-    start = next->offset + next->length;
-    link = &next->next;
-  }
-  bsend_block_t *b = malloc(sizeof(*b));
-  if (!b)
-    return NULL;
-  b->offset = start;
-  b->length = need;
-  b->req = NULL;
-  b->next = *link;
-  *link = b;
-  return b;
-}
-
-static void bsend_unlink(bsend_block_t *victim) {
-  for (bsend_block_t **link = &bsend_blocks; *link; link = &(*link)->next) {
-    if (*link == victim) {
-      *link = victim->next;
-      free(victim);
-      return;
-    }
-  }
-}
-
-static size_t bsend_in_use(void) {
-  size_t n = 0;
-  for (bsend_block_t *b = bsend_blocks; b; b = b->next)
-    n += b->length;
-  return n;
+/* The buffer a send on c goes through, held; NULL when none is attached
+ * at any of the three levels. */
+static hc_mpi_bsend_pool_t *buffer_pool_of(hc_mpi_comm_t *c) {
+  hc_mpi_bsend_pool_t *pool = hc_mpi_bsend_slot_get(&c->bsend);
+  hc_mpi_bsend_pool_t **session_slot =
+      pool || !c->session ? NULL : hc_mpi_session_bsend_slot(c->session);
+  if (session_slot)
+    pool = hc_mpi_bsend_slot_get(session_slot);
+  if (!pool)
+    pool = hc_mpi_bsend_slot_get(&buffer_process_slot);
+  return pool;
 }
 
 int hc_mpi_bsend(const char *fn, hc_mpi_comm_t *c, const void *buf,
@@ -96,89 +38,80 @@ int hc_mpi_bsend(const char *fn, hc_mpi_comm_t *c, const void *buf,
 int hc_mpi_bsend_typed(const char *fn, hc_mpi_comm_t *c, const void *buf,
                        MPI_Count count, const hc_mpi_type_t *type, int dest,
                        int tag) {
-  size_t bytes = (size_t)(count * type->size);
-  size_t need = bytes + MPI_BSEND_OVERHEAD;
-  pthread_mutex_lock(&bsend_lock);
-  if (!bsend_base) {
-    pthread_mutex_unlock(&bsend_lock);
+  hc_mpi_bsend_pool_t *pool = buffer_pool_of(c);
+  if (!pool)
     return hc_mpi_raise(c, fn, MPI_ERR_BUFFER,
-                        "no buffer attached for a buffered send of %zu bytes",
-                        bytes);
-  }
-  bsend_reclaim();
-  bsend_block_t *b = bsend_reserve(need);
-  /* Full: earlier buffered sends may be done but not yet known to be
-   * (their last packets wait for a poll).  Poll and look again, twice, as
-   * MPICH does, before calling the buffer too small. */
-  for (int pass = 0; !b && pass < 2 && bsend_blocks; pass++) {
-    pthread_mutex_unlock(&bsend_lock);
-    hcomm_progress();
-    pthread_mutex_lock(&bsend_lock);
-    bsend_reclaim();
-    b = bsend_reserve(need);
-  }
-  if (!b) {
-    size_t size = bsend_size, used = bsend_in_use();
-    pthread_mutex_unlock(&bsend_lock);
-    return hc_mpi_raise(c, fn, MPI_ERR_BUFFER,
-                        "attached buffer of %zu bytes (%zu in use) cannot "
-                        "hold %zu bytes plus %d bytes overhead",
-                        size, used, bytes, MPI_BSEND_OVERHEAD);
-  }
-  char *payload = bsend_base + b->offset + MPI_BSEND_OVERHEAD;
-  pthread_mutex_unlock(&bsend_lock);
-
-  /* The block is ours (req NULL keeps it from reclaim): copy and send
-   * without the lock, since the engine call may take a while. */
-  hc_mpi_type_pack(type, buf, count, payload);
-  hcomm_request_t *req = NULL;
-  hc_status_t st = hcomm_isend(payload, bytes, dest, tag, c->engine,
-                               HCOMM_SEND_STANDARD, &req);
-  pthread_mutex_lock(&bsend_lock);
-  if (st == HC_OK)
-    b->req = req;
-  else
-    bsend_unlink(b);
-  pthread_mutex_unlock(&bsend_lock);
-  return hc_mpi_raise_status(c, fn, st);
+                        "no buffer attached for a buffered send of %lld "
+                        "bytes",
+                        (long long)(count * type->size));
+  int rc = hc_mpi_bsend_pool_send(fn, c, pool, buf, count, type, dest, tag);
+  hc_mpi_bsend_pool_release(pool);
+  return rc;
 }
 
-void hc_mpi_bsend_drain(void) {
-  for (;;) {
-    pthread_mutex_lock(&bsend_lock);
-    bsend_block_t *b = bsend_blocks;
-    if (b)
-      bsend_blocks = b->next;
-    pthread_mutex_unlock(&bsend_lock);
-    if (!b)
-      return;
-    if (b->req) {
-      hcomm_wait(b->req, NULL);
-      hcomm_request_free(b->req);
-    }
-    free(b);
+/* ---- attach and detach, at each level ----------------------------------- */
+
+/* An attach's buffer and size: MPI_BUFFER_AUTOMATIC (size ignored), or a
+ * region, which may be empty.  Returns the class, raising nothing. */
+static int buffer_check_region(const void *buffer, MPI_Count size,
+                               const char **why) {
+  if (buffer == MPI_BUFFER_AUTOMATIC)
+    return MPI_SUCCESS;
+  if (size < 0) {
+    *why = "invalid size";
+    return MPI_ERR_ARG;
   }
+  if (!buffer && size > 0) {
+    *why = "buffer is NULL";
+    return MPI_ERR_BUFFER;
+  }
+  return MPI_SUCCESS;
+}
+
+/* Attaches to slot; the class, with why, raising nothing. */
+static int buffer_attach_to(hc_mpi_bsend_pool_t **slot, void *buffer,
+                            MPI_Count size, const char **why) {
+  int rc = buffer_check_region(buffer, size, why);
+  if (rc == MPI_SUCCESS)
+    rc = hc_mpi_bsend_slot_attach(slot, buffer, (size_t)size);
+  if (rc == MPI_ERR_BUFFER && !*why)
+    *why = "a buffer is already attached; detach it first";
+  if (rc == MPI_ERR_NO_MEM)
+    *why = "out of memory";
+  return rc;
+}
+
+/* The outputs of a detach: size_arg is the caller's size argument,
+ * checked; what was attached goes to *buffer_addr and *size. */
+static int buffer_detach_args(const char *fn, hc_mpi_comm_t *c,
+                              void *buffer_addr, const void *size_arg) {
+  int rc = hc_mpi_check_ptr(fn, c, buffer_addr, "buffer_addr");
+  if (rc == MPI_SUCCESS)
+    rc = hc_mpi_check_ptr(fn, c, size_arg, "size");
+  return rc;
+}
+
+static void buffer_detach_from(hc_mpi_bsend_pool_t **slot, void *buffer_addr,
+                               MPI_Count *size) {
+  size_t n = 0;
+  hc_mpi_bsend_slot_detach(slot, (void **)buffer_addr, &n);
+  *size = (MPI_Count)n;
+}
+
+/* A size read back through an int: one too large for it reads
+ * MPI_UNDEFINED, as MPI has sizes that int cannot hold reported. */
+static int buffer_size_int(MPI_Count n) {
+  return n > INT_MAX ? MPI_UNDEFINED : (int)n;
 }
 
 static int buffer_attach(const char *fn, void *buffer, MPI_Count size) {
   int rc = hc_mpi_check_ready(fn);
   if (rc != MPI_SUCCESS)
     return rc;
-  if (size < 0)
-    return hc_mpi_raise(NULL, fn, MPI_ERR_ARG, "invalid size %lld",
-                        (long long)size);
-  if (!buffer && size > 0)
-    return hc_mpi_raise(NULL, fn, MPI_ERR_BUFFER, "buffer is NULL");
-  pthread_mutex_lock(&bsend_lock);
-  if (bsend_base) {
-    pthread_mutex_unlock(&bsend_lock);
-    return hc_mpi_raise(NULL, fn, MPI_ERR_BUFFER,
-                        "a buffer is already attached; detach it first");
-  }
-  /* A zero-sized region is still "attached" (it just holds nothing). */
-  bsend_base = buffer ? buffer : (char *)&bsend_size;
-  bsend_size = (size_t)size;
-  pthread_mutex_unlock(&bsend_lock);
+  const char *why = NULL;
+  rc = buffer_attach_to(&buffer_process_slot, buffer, size, &why);
+  if (rc != MPI_SUCCESS)
+    return hc_mpi_raise(NULL, fn, rc, "%s (size %lld)", why, (long long)size);
   return MPI_SUCCESS;
 }
 
@@ -192,35 +125,22 @@ int PMPI_Buffer_attach_c(void *buffer, MPI_Count size) {
 }
 HC_WEAK_ALIAS(MPI_Buffer_attach_c, PMPI_Buffer_attach_c);
 
-/* size_arg: the caller's size argument, checked; *size: the result. */
 static int buffer_detach(const char *fn, void *buffer_addr,
                          const void *size_arg, MPI_Count *size) {
   int rc = hc_mpi_check_ready(fn);
   if (rc == MPI_SUCCESS)
-    rc = hc_mpi_check_ptr(fn, NULL, buffer_addr, "buffer_addr");
-  if (rc == MPI_SUCCESS)
-    rc = hc_mpi_check_ptr(fn, NULL, size_arg, "size");
+    rc = buffer_detach_args(fn, NULL, buffer_addr, size_arg);
   if (rc != MPI_SUCCESS)
     return rc;
-  hc_mpi_bsend_drain();
-  pthread_mutex_lock(&bsend_lock);
-  void *base = bsend_base == (char *)&bsend_size ? NULL : bsend_base;
-  MPI_Count n = (MPI_Count)bsend_size;
-  bsend_base = NULL;
-  bsend_size = 0;
-  pthread_mutex_unlock(&bsend_lock);
-  *(void **)buffer_addr = base;
-  *size = base || n ? n : 0;
+  buffer_detach_from(&buffer_process_slot, buffer_addr, size);
   return MPI_SUCCESS;
 }
 
-/* A region too large for an int is still detached; its size reads
- * MPI_UNDEFINED, as MPI has sizes that int cannot hold reported. */
 int PMPI_Buffer_detach(void *buffer_addr, int *size) {
   MPI_Count n = 0;
   int rc = buffer_detach("MPI_Buffer_detach", buffer_addr, size, &n);
   if (rc == MPI_SUCCESS)
-    *size = n > INT_MAX ? MPI_UNDEFINED : (int)n;
+    *size = buffer_size_int(n);
   return rc;
 }
 HC_WEAK_ALIAS(MPI_Buffer_detach, PMPI_Buffer_detach);
@@ -229,6 +149,178 @@ int PMPI_Buffer_detach_c(void *buffer_addr, MPI_Count *size) {
   return buffer_detach("MPI_Buffer_detach_c", buffer_addr, size, size);
 }
 HC_WEAK_ALIAS(MPI_Buffer_detach_c, PMPI_Buffer_detach_c);
+
+static int comm_attach(const char *fn, MPI_Comm comm, void *buffer,
+                       MPI_Count size) {
+  hc_mpi_comm_t *c = NULL;
+  int rc = hc_mpi_comm_enter(fn, comm, &c);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  const char *why = NULL;
+  rc = buffer_attach_to(&c->bsend, buffer, size, &why);
+  if (rc != MPI_SUCCESS)
+    return hc_mpi_raise(c, fn, rc, "%s (size %lld)", why, (long long)size);
+  return MPI_SUCCESS;
+}
+
+int PMPI_Comm_attach_buffer(MPI_Comm comm, void *buffer, int size) {
+  return comm_attach("MPI_Comm_attach_buffer", comm, buffer, size);
+}
+HC_WEAK_ALIAS(MPI_Comm_attach_buffer, PMPI_Comm_attach_buffer);
+
+int PMPI_Comm_attach_buffer_c(MPI_Comm comm, void *buffer, MPI_Count size) {
+  return comm_attach("MPI_Comm_attach_buffer_c", comm, buffer, size);
+}
+HC_WEAK_ALIAS(MPI_Comm_attach_buffer_c, PMPI_Comm_attach_buffer_c);
+
+static int comm_detach(const char *fn, MPI_Comm comm, void *buffer_addr,
+                       const void *size_arg, MPI_Count *size) {
+  hc_mpi_comm_t *c = NULL;
+  int rc = hc_mpi_comm_enter(fn, comm, &c);
+  if (rc == MPI_SUCCESS)
+    rc = buffer_detach_args(fn, c, buffer_addr, size_arg);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  buffer_detach_from(&c->bsend, buffer_addr, size);
+  return MPI_SUCCESS;
+}
+
+int PMPI_Comm_detach_buffer(MPI_Comm comm, void *buffer_addr, int *size) {
+  MPI_Count n = 0;
+  int rc = comm_detach("MPI_Comm_detach_buffer", comm, buffer_addr, size, &n);
+  if (rc == MPI_SUCCESS)
+    *size = buffer_size_int(n);
+  return rc;
+}
+HC_WEAK_ALIAS(MPI_Comm_detach_buffer, PMPI_Comm_detach_buffer);
+
+int PMPI_Comm_detach_buffer_c(MPI_Comm comm, void *buffer_addr,
+                              MPI_Count *size) {
+  return comm_detach("MPI_Comm_detach_buffer_c", comm, buffer_addr, size, size);
+}
+HC_WEAK_ALIAS(MPI_Comm_detach_buffer_c, PMPI_Comm_detach_buffer_c);
+
+static int session_attach(const char *fn, MPI_Session session, void *buffer,
+                          MPI_Count size) {
+  hc_mpi_bsend_pool_t **slot = hc_mpi_session_bsend_slot(session);
+  if (!slot)
+    return hc_mpi_raise(NULL, fn, MPI_ERR_SESSION, "invalid session 0x%x",
+                        (unsigned)session);
+  const char *why = NULL;
+  int rc = buffer_attach_to(slot, buffer, size, &why);
+  if (rc != MPI_SUCCESS)
+    return hc_mpi_session_raise(session, fn, rc, why);
+  return MPI_SUCCESS;
+}
+
+int PMPI_Session_attach_buffer(MPI_Session session, void *buffer, int size) {
+  return session_attach("MPI_Session_attach_buffer", session, buffer, size);
+}
+HC_WEAK_ALIAS(MPI_Session_attach_buffer, PMPI_Session_attach_buffer);
+
+int PMPI_Session_attach_buffer_c(MPI_Session session, void *buffer,
+                                 MPI_Count size) {
+  return session_attach("MPI_Session_attach_buffer_c", session, buffer, size);
+}
+HC_WEAK_ALIAS(MPI_Session_attach_buffer_c, PMPI_Session_attach_buffer_c);
+
+static int session_detach(const char *fn, MPI_Session session,
+                          void *buffer_addr, const void *size_arg,
+                          MPI_Count *size) {
+  hc_mpi_bsend_pool_t **slot = hc_mpi_session_bsend_slot(session);
+  if (!slot)
+    return hc_mpi_raise(NULL, fn, MPI_ERR_SESSION, "invalid session 0x%x",
+                        (unsigned)session);
+  if (!buffer_addr || !size_arg)
+    return hc_mpi_session_raise(session, fn, MPI_ERR_ARG,
+                                !buffer_addr ? "buffer_addr is NULL"
+                                             : "size is NULL");
+  buffer_detach_from(slot, buffer_addr, size);
+  return MPI_SUCCESS;
+}
+
+int PMPI_Session_detach_buffer(MPI_Session session, void *buffer_addr,
+                               int *size) {
+  MPI_Count n = 0;
+  int rc = session_detach("MPI_Session_detach_buffer", session, buffer_addr,
+                          size, &n);
+  if (rc == MPI_SUCCESS)
+    *size = buffer_size_int(n);
+  return rc;
+}
+HC_WEAK_ALIAS(MPI_Session_detach_buffer, PMPI_Session_detach_buffer);
+
+int PMPI_Session_detach_buffer_c(MPI_Session session, void *buffer_addr,
+                                 MPI_Count *size) {
+  return session_detach("MPI_Session_detach_buffer_c", session, buffer_addr,
+                        size, size);
+}
+HC_WEAK_ALIAS(MPI_Session_detach_buffer_c, PMPI_Session_detach_buffer_c);
+
+/* ---- flushes (MPI-4.1) -------------------------------------------------- */
+
+int PMPI_Buffer_flush(void) {
+  int rc = hc_mpi_check_ready("MPI_Buffer_flush");
+  if (rc == MPI_SUCCESS)
+    hc_mpi_bsend_slot_flush(&buffer_process_slot);
+  return rc;
+}
+HC_WEAK_ALIAS(MPI_Buffer_flush, PMPI_Buffer_flush);
+
+int PMPI_Buffer_iflush(MPI_Request *request) {
+  static const char fn[] = "MPI_Buffer_iflush";
+  int rc = hc_mpi_check_ready(fn);
+  if (rc == MPI_SUCCESS)
+    rc = hc_mpi_check_ptr(fn, NULL, request, "request");
+  if (rc == MPI_SUCCESS)
+    rc = hc_mpi_bsend_slot_iflush(fn, &buffer_process_slot, request);
+  return rc;
+}
+HC_WEAK_ALIAS(MPI_Buffer_iflush, PMPI_Buffer_iflush);
+
+int PMPI_Comm_flush_buffer(MPI_Comm comm) {
+  hc_mpi_comm_t *c = NULL;
+  int rc = hc_mpi_comm_enter("MPI_Comm_flush_buffer", comm, &c);
+  if (rc == MPI_SUCCESS)
+    hc_mpi_bsend_slot_flush(&c->bsend);
+  return rc;
+}
+HC_WEAK_ALIAS(MPI_Comm_flush_buffer, PMPI_Comm_flush_buffer);
+
+int PMPI_Comm_iflush_buffer(MPI_Comm comm, MPI_Request *request) {
+  static const char fn[] = "MPI_Comm_iflush_buffer";
+  hc_mpi_comm_t *c = NULL;
+  int rc = hc_mpi_comm_enter(fn, comm, &c);
+  if (rc == MPI_SUCCESS)
+    rc = hc_mpi_check_ptr(fn, c, request, "request");
+  if (rc == MPI_SUCCESS)
+    rc = hc_mpi_bsend_slot_iflush(fn, &c->bsend, request);
+  return rc;
+}
+HC_WEAK_ALIAS(MPI_Comm_iflush_buffer, PMPI_Comm_iflush_buffer);
+
+int PMPI_Session_flush_buffer(MPI_Session session) {
+  static const char fn[] = "MPI_Session_flush_buffer";
+  hc_mpi_bsend_pool_t **slot = hc_mpi_session_bsend_slot(session);
+  if (!slot)
+    return hc_mpi_raise(NULL, fn, MPI_ERR_SESSION, "invalid session 0x%x",
+                        (unsigned)session);
+  hc_mpi_bsend_slot_flush(slot);
+  return MPI_SUCCESS;
+}
+HC_WEAK_ALIAS(MPI_Session_flush_buffer, PMPI_Session_flush_buffer);
+
+int PMPI_Session_iflush_buffer(MPI_Session session, MPI_Request *request) {
+  static const char fn[] = "MPI_Session_iflush_buffer";
+  hc_mpi_bsend_pool_t **slot = hc_mpi_session_bsend_slot(session);
+  if (!slot)
+    return hc_mpi_raise(NULL, fn, MPI_ERR_SESSION, "invalid session 0x%x",
+                        (unsigned)session);
+  if (!request)
+    return hc_mpi_session_raise(session, fn, MPI_ERR_ARG, "request is NULL");
+  return hc_mpi_bsend_slot_iflush(fn, slot, request);
+}
+HC_WEAK_ALIAS(MPI_Session_iflush_buffer, PMPI_Session_iflush_buffer);
 
 /* MPI_Bsend: the checks of a send, then the copy into the attached
  * buffer, from which the engine sends. */

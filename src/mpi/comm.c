@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mpi/bsend_pool.h"
 #include "mpi/handle.h"
 #include "mpi/mpi_impl.h"
 #include "mpi/stream.h"
@@ -103,6 +104,7 @@ void hc_mpi_comm_release_counted(hc_mpi_comm_t *comm) {
   hc_mpi_info_destroy(comm->info);
   hc_mpi_topo_destroy(comm->topo);
   hc_mpi_stream_detach(comm->streams);
+  hc_mpi_bsend_slot_drop(&comm->bsend);
   free(comm);
 }
 
@@ -135,6 +137,8 @@ static int comm_wrap(const char *fn, hc_mpi_comm_t *parent,
   hc_mpi_errhandler_t *e = hc_mpi_comm_errhandler(parent);
   int rc = hc_mpi_comm_adopt(fn, engine, e, parent->handle, out);
   hc_mpi_errhandler_release(e);
+  if (rc == MPI_SUCCESS) /* derived from the parent's session, if any */
+    hc_mpi_comm_get(*out)->session = parent->session;
   return rc;
 }
 

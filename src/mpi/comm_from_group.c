@@ -62,14 +62,17 @@ static int cfg_group(MPI_Group group, int *n, const int **world, int *me) {
   return 0;
 }
 
-/* Wraps the engine's result, or raises its status; drops errh. */
+/* Wraps the engine's result, or raises its status; drops errh.  The new
+ * communicator derives from the session of group (0: none). */
 static int cfg_finish(const char *fn, hc_mpi_errhandler_t *errh, hc_status_t st,
-                      hcomm_comm_t *engine, MPI_Comm *out) {
+                      hcomm_comm_t *engine, MPI_Group group, MPI_Comm *out) {
   if (st != HC_OK)
     return hc_mpi_raise_on(errh, MPI_COMM_NULL, fn, hc_mpi_class_of_status(st),
                            "%s", hcomm_strerror(st));
   int rc = hc_mpi_comm_adopt(fn, engine, errh, MPI_COMM_NULL, out);
   hc_mpi_errhandler_release(errh);
+  if (rc == MPI_SUCCESS)
+    hc_mpi_comm_get(*out)->session = hc_mpi_group_session(group);
   return rc;
 }
 
@@ -99,7 +102,7 @@ int PMPI_Comm_create_from_group(MPI_Group group, const char *stringtag,
   hcomm_comm_t *engine = NULL;
   hc_status_t st =
       hcomm_comm_from_world_ranks(n, world, cfg_tag(stringtag), &engine);
-  return cfg_finish(fn, errh, st, engine, newcomm);
+  return cfg_finish(fn, errh, st, engine, group, newcomm);
 }
 HC_WEAK_ALIAS(MPI_Comm_create_from_group, PMPI_Comm_create_from_group);
 
@@ -135,7 +138,7 @@ int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader,
   hcomm_comm_t *engine = NULL;
   hc_status_t st = hcomm_intercomm_from_world_ranks(
       nl, lw, local_leader, rw[remote_leader], cfg_tag(stringtag), &engine);
-  return cfg_finish(fn, errh, st, engine, newintercomm);
+  return cfg_finish(fn, errh, st, engine, local_group, newintercomm);
 }
 HC_WEAK_ALIAS(MPI_Intercomm_create_from_groups,
               PMPI_Intercomm_create_from_groups);

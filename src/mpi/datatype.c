@@ -803,3 +803,45 @@ int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype) {
                       typeclass, size);
 }
 HC_WEAK_ALIAS(MPI_Type_match_size, PMPI_Type_match_size);
+
+/* ---- Type_get_value_index (MPI-4.1) ------------------------------------- */
+
+/* The predefined pair types MPI_MINLOC and MPI_MAXLOC reduce: a value of
+ * value_type followed by an index of index_type.  C pairs take an MPI_INT
+ * index, the Fortran ones an index of the value's own type. */
+static const struct value_index_pair {
+  MPI_Datatype value, index, pair;
+} value_index_pairs[] = {
+    {MPI_FLOAT, MPI_INT, MPI_FLOAT_INT},
+    {MPI_DOUBLE, MPI_INT, MPI_DOUBLE_INT},
+    {MPI_LONG, MPI_INT, MPI_LONG_INT},
+    {MPI_SHORT, MPI_INT, MPI_SHORT_INT},
+    {MPI_INT, MPI_INT, MPI_2INT},
+    {MPI_LONG_DOUBLE, MPI_INT, MPI_LONG_DOUBLE_INT},
+    {MPI_REAL, MPI_REAL, MPI_2REAL},
+    {MPI_DOUBLE_PRECISION, MPI_DOUBLE_PRECISION, MPI_2DOUBLE_PRECISION},
+    {MPI_INTEGER, MPI_INTEGER, MPI_2INTEGER},
+};
+
+/* Any other valid pair of types gives MPI_DATATYPE_NULL, as the standard
+ * asks when no predefined type fits. */
+int PMPI_Type_get_value_index(MPI_Datatype value_type, MPI_Datatype index_type,
+                              MPI_Datatype *pair_type) {
+  static const char fn[] = "MPI_Type_get_value_index";
+  const hc_mpi_type_t *t = NULL;
+  int rc = hc_mpi_check_type(fn, NULL, value_type, &t);
+  if (rc == MPI_SUCCESS)
+    rc = hc_mpi_check_type(fn, NULL, index_type, &t);
+  if (rc == MPI_SUCCESS)
+    rc = hc_mpi_check_ptr(fn, NULL, pair_type, "pair_type");
+  if (rc != MPI_SUCCESS)
+    return rc;
+  *pair_type = MPI_DATATYPE_NULL;
+  size_t n = sizeof value_index_pairs / sizeof value_index_pairs[0];
+  for (size_t i = 0; i < n; i++)
+    if (value_index_pairs[i].value == value_type &&
+        value_index_pairs[i].index == index_type)
+      *pair_type = value_index_pairs[i].pair;
+  return MPI_SUCCESS;
+}
+HC_WEAK_ALIAS(MPI_Type_get_value_index, PMPI_Type_get_value_index);

@@ -1,13 +1,14 @@
 /*
  * User error classes, codes and strings (MPI_Add_error_class / _code /
- * _string, and MPICH's MPIX_Delete_error_* that undo them).
+ * _string, and MPI-4.1's MPI_Remove_error_* and MPICH's older
+ * MPIX_Delete_error_* that undo them).
  *
  * Predefined classes are their own codes (errors.c).  Values added here
  * lie above MPI_ERR_LASTCODE, which MPI_LASTUSEDCODE must never read
  * below: a class is ERRCLASS_DYN | class index, a code ERRCLASS_DYN |
  * code index << ERRCLASS_CODE_SHIFT, and each code records its class.
  * Indices start at 1; the lowest free one is taken, so values taken back
- * by MPIX_Delete_error_* are handed out again (programs that add and
+ * by MPI_Remove_error_* are handed out again (programs that add and
  * delete in a loop do not run out).
  */
 #include <pthread.h>
@@ -205,11 +206,11 @@ int PMPI_Add_error_string(int errorcode, const char *string) {
 }
 HC_WEAK_ALIAS(MPI_Add_error_string, PMPI_Add_error_string);
 
-/* ---- MPICH extensions: take back what was added ---------------------- */
+/* ---- taking back what was added (MPI-4.1, and MPICH's older names) --- */
 
-/* A class goes only once no code of it is left. */
-int PMPIX_Delete_error_class(int errorclass) {
-  static const char fn[] = "MPIX_Delete_error_class";
+/* strict: MPI-4.1's rule that a code's string goes before the code (the
+ * MPIX_Delete_* names, older, drop the string with the code). */
+static int errclass_remove_class(const char *fn, int errorclass) {
   pthread_mutex_lock(&errclass_lock);
   errclass_entry_t *e =
       errclass_is_class(errorclass) ? errclass_find_locked(errorclass) : NULL;
@@ -226,41 +227,80 @@ int PMPIX_Delete_error_class(int errorclass) {
                         "error class %d still has error codes", errorclass);
   return MPI_SUCCESS;
 }
-HC_WEAK_ALIAS(MPIX_Delete_error_class, PMPIX_Delete_error_class);
 
-int PMPIX_Delete_error_code(int errorcode) {
-  static const char fn[] = "MPIX_Delete_error_code";
+static int errclass_remove_code(const char *fn, int errorcode, int strict) {
   pthread_mutex_lock(&errclass_lock);
   errclass_entry_t *e =
       errclass_is_class(errorcode) ? NULL : errclass_find_locked(errorcode);
-  if (e) {
+  int has_text = e && e->text && strict;
+  if (e && !has_text) {
     errclass_entry_t *parent = errclass_find_locked(e->cls);
     if (parent)
       parent->codes--;
     errclass_remove_locked(e);
   }
   pthread_mutex_unlock(&errclass_lock);
-  if (e)
-    return MPI_SUCCESS;
-  return hc_mpi_raise(NULL, fn, MPI_ERR_ARG,
-                      "error code %d was not added by MPI_Add_error_code",
-                      errorcode);
+  if (!e)
+    return hc_mpi_raise(NULL, fn, MPI_ERR_ARG,
+                        "error code %d was not added by MPI_Add_error_code",
+                        errorcode);
+  if (has_text)
+    return hc_mpi_raise(NULL, fn, MPI_ERR_ARG,
+                        "error code %d still has a string; remove it first",
+                        errorcode);
+  return MPI_SUCCESS;
 }
-HC_WEAK_ALIAS(MPIX_Delete_error_code, PMPIX_Delete_error_code);
 
-int PMPIX_Delete_error_string(int errorcode) {
-  static const char fn[] = "MPIX_Delete_error_string";
+static int errclass_remove_string(const char *fn, int errorcode, int strict) {
   pthread_mutex_lock(&errclass_lock);
   errclass_entry_t *e = errclass_find_locked(errorcode);
-  if (e) {
+  int has_text = e && e->text;
+  if (has_text) {
     free(e->text);
     e->text = NULL;
   }
   pthread_mutex_unlock(&errclass_lock);
-  if (e)
-    return MPI_SUCCESS;
-  return hc_mpi_raise(NULL, fn, MPI_ERR_ARG,
-                      "error code %d was not added by MPI_Add_error_*",
-                      errorcode);
+  if (!e)
+    return hc_mpi_raise(NULL, fn, MPI_ERR_ARG,
+                        "error code %d was not added by MPI_Add_error_*",
+                        errorcode);
+  if (!has_text && strict)
+    return hc_mpi_raise(NULL, fn, MPI_ERR_ARG,
+                        "error code %d has no string added by "
+                        "MPI_Add_error_string",
+                        errorcode);
+  return MPI_SUCCESS;
+}
+
+/* A class goes only once no code of it is left. */
+int PMPI_Remove_error_class(int errorclass) {
+  return errclass_remove_class("MPI_Remove_error_class", errorclass);
+}
+HC_WEAK_ALIAS(MPI_Remove_error_class, PMPI_Remove_error_class);
+
+/* A code goes only once its string is gone. */
+int PMPI_Remove_error_code(int errorcode) {
+  return errclass_remove_code("MPI_Remove_error_code", errorcode, 1);
+}
+HC_WEAK_ALIAS(MPI_Remove_error_code, PMPI_Remove_error_code);
+
+/* Only a string that MPI_Add_error_string set. */
+int PMPI_Remove_error_string(int errorcode) {
+  return errclass_remove_string("MPI_Remove_error_string", errorcode, 1);
+}
+HC_WEAK_ALIAS(MPI_Remove_error_string, PMPI_Remove_error_string);
+
+int PMPIX_Delete_error_class(int errorclass) {
+  return errclass_remove_class("MPIX_Delete_error_class", errorclass);
+}
+HC_WEAK_ALIAS(MPIX_Delete_error_class, PMPIX_Delete_error_class);
+
+int PMPIX_Delete_error_code(int errorcode) {
+  return errclass_remove_code("MPIX_Delete_error_code", errorcode, 0);
+}
+HC_WEAK_ALIAS(MPIX_Delete_error_code, PMPIX_Delete_error_code);
+
+int PMPIX_Delete_error_string(int errorcode) {
+  return errclass_remove_string("MPIX_Delete_error_string", errorcode, 0);
 }
 HC_WEAK_ALIAS(MPIX_Delete_error_string, PMPIX_Delete_error_string);

@@ -12,10 +12,11 @@
 
 typedef struct group_obj {
   int n;
-  int *world; /* n world ranks in group order */
+  int *world;          /* n world ranks in group order */
+  MPI_Session session; /* a process set's group: its session; 0: none */
 } group_obj_t;
 
-static group_obj_t group_empty_obj = {0, NULL};
+static group_obj_t group_empty_obj = {0, NULL, 0};
 static hc_handle_table_t group_table =
     HC_HANDLE_TABLE_INITIALIZER(HC_OBJ_GROUP, 0);
 
@@ -36,6 +37,17 @@ int hc_mpi_group_lookup(MPI_Group group, int *n, const int **world) {
   *n = g->n;
   *world = g->world;
   return 0;
+}
+
+MPI_Session hc_mpi_group_session(MPI_Group group) {
+  group_obj_t *g = group_get(group);
+  return g ? g->session : 0;
+}
+
+void hc_mpi_group_set_session(MPI_Group group, MPI_Session session) {
+  group_obj_t *g = group == MPI_GROUP_EMPTY ? NULL : group_get(group);
+  if (g)
+    g->session = session;
 }
 
 int hc_mpi_group_members(const char *fn, hc_mpi_comm_t *comm, MPI_Group group,

@@ -238,7 +238,7 @@ int PMPI_Abi_get_version(int *abi_major, int *abi_minor) {
 HC_WEAK_ALIAS(MPI_Abi_get_version, PMPI_Abi_get_version);
 
 static const char init_library_version[] =
-    "hcmpi 0.1.0 (MPICH ABI 4.0 compatible, MPI 4.0 subset)\n"
+    "hcmpi 0.1.0 (MPICH ABI 4.x compatible, MPI 4.1)\n"
     "engine: hcomm (self, shm transports; PMI-1 and singleton bootstrap)";
 
 int PMPI_Get_library_version(char *version, int *resultlen) {

@@ -35,6 +35,12 @@ HC_MPI_SOURCES += src/mpi/part.c
 HC_MPI_SOURCES += src/mpi/typef90.c
 # MPIX_Query_cuda_support, MPIX_GPU_query_support, MPIX_Query_ascend_support.
 HC_MPI_SOURCES += src/mpi/gpuquery.c
+# MPI_Get_hw_resource_info (MPI-4.1).
+HC_MPI_SOURCES += src/mpi/hwinfo.c
+# Buffered-send buffers of the process, sessions and communicators.
+HC_MPI_SOURCES += src/mpi/bsend_pool.c src/mpi/bsend_pool.h
+# MPI_Comm_c2f and the other handle conversions as functions (MPI-4.1).
+HC_MPI_SOURCES += src/mpi/handle_conv.c
 # The tool information interface (MPI_T): cvars, pvars, categories, events.
 HC_MPI_SOURCES += src/mpi/mpit.c src/mpi/mpit.h src/mpi/mpit_cvar.c \
 	src/mpi/mpit_pvar.c src/mpi/mpit_category.c src/mpi/mpit_event.c

@@ -106,6 +106,12 @@ typedef struct hc_mpi_comm {
   /* MPIX streams attached (stream.c); NULL: not a stream communicator. */
   struct hc_mpi_stream_attach *streams;
   hc_mpi_coll_fast_t coll_fast; /* coll_ctx.c */
+  /* MPI_Comm_attach_buffer's buffer (bsend_pool.h); NULL: none. */
+  struct hc_mpi_bsend_pool *bsend;
+  /* The session the communicator derives from (through a group of its
+   * process sets), whose buffer its buffered sends fall back on; 0: none
+   * (the world model's). */
+  MPI_Session session;
 } hc_mpi_comm_t;
 
 /* Binds comm to its engine communicator (or NULL) and keeps its size. */
@@ -195,6 +201,10 @@ int hc_mpi_group_members(const char *fn, hc_mpi_comm_t *comm, MPI_Group group,
                          int *n, const int **world);
 /* The same without raising: 0, or -1 for an invalid handle. */
 int hc_mpi_group_lookup(MPI_Group group, int *n, const int **world);
+/* The session a group of a process set came from (0: none, or an invalid
+ * group), and its setting (MPI_Group_from_session_pset). */
+MPI_Session hc_mpi_group_session(MPI_Group group);
+void hc_mpi_group_set_session(MPI_Group group, MPI_Session session);
 
 /* ---- attributes (attr.c) ------------------------------------------------ */
 
@@ -614,8 +624,11 @@ int hc_mpi_bsend(const char *fn, hc_mpi_comm_t *comm, const void *buf,
 int hc_mpi_bsend_typed(const char *fn, hc_mpi_comm_t *comm, const void *buf,
                        MPI_Count count, const hc_mpi_type_t *type, int dest,
                        int tag);
-/* Waits for every pending buffered send (MPI_Finalize, detach). */
+/* Waits for every pending buffered send, of every buffer (MPI_Finalize,
+ * the engine's last user gone; bsend_pool.c). */
 void hc_mpi_bsend_drain(void);
+/* The buffered-send slot of a valid session (session.c), else NULL. */
+struct hc_mpi_bsend_pool **hc_mpi_session_bsend_slot(MPI_Session session);
 
 /* ---- point-to-point checks (pt2pt_args.c) ------------------------------ */
 

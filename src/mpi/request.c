@@ -3,6 +3,7 @@
  * complete, test, free, cancel and start them.  Blocking goes through
  * hcomm_wait / hcomm_wait_some, which sleep instead of spinning forever.
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -917,6 +918,54 @@ HC_WEAK_ALIAS(MPI_Testsome, PMPI_Testsome);
 
 /* ---- single-request management ------------------------------------------ */
 
+/* Whether active request r is complete, without completing it: r stays
+ * as it is (MPI_Request_get_status and its array forms).  When done, its
+ * status goes to status and the outcome's MPI error code is returned,
+ * raised nowhere; *poll_failed tells a generalized request's poll_fn
+ * failure (its code returned) apart. */
+static int req_peek(hc_mpi_request_t *r, int *done, MPI_Status *status,
+                    int *poll_failed) {
+  *poll_failed = 0;
+  if (r->greq) {
+    int rc = hc_mpi_greq_poll(r);
+    if (rc != MPI_SUCCESS) {
+      *poll_failed = 1;
+      *done = 0;
+      return rc;
+    }
+    hcomm_progress();
+    *done = hcomm_request_done(r->engine);
+    return *done ? hc_mpi_greq_query(r, status) : MPI_SUCCESS;
+  }
+  hcomm_status_t st = r->local;
+  *done = 1;
+  if (r->engine) {
+    hcomm_test(r->engine, done, &st);
+    st.error = *done ? st.error : HC_OK;
+  }
+  if (!*done)
+    return MPI_SUCCESS;
+  if (r->engine)
+    hc_mpi_xfer_end(&r->xfer, st.bytes); /* the data is visible now */
+  if (r->part)
+    hc_mpi_part_land(r->part, st.bytes);
+  hc_status_t error = hc_mpi_check_whole(&st, st.error, r->xfer.element_mask);
+  hc_mpi_status_fill(status, &st);
+  return hc_mpi_code_of_status(error);
+}
+
+/* Raises code, the outcome req_peek gave for r, on r's handler. */
+static int req_peek_raise(const char *fn, hc_mpi_request_t *r, int code) {
+  if (code == MPI_SUCCESS)
+    return MPI_SUCCESS;
+  if (r->greq && hc_mpi_greq_raises_own(r))
+    return code; /* raised by query_fn through its object's handler */
+  if (r->greq)
+    return hc_mpi_raise(NULL, fn, code, "query_fn returned %d", code);
+  return hc_mpi_raise(r->comm, fn, code, "the request failed with %s",
+                      hc_mpi_class_name(hc_mpi_class_of_code(code)));
+}
+
 int PMPI_Request_get_status(MPI_Request request, int *flag,
                             MPI_Status *status) {
   static const char fn[] = "MPI_Request_get_status";
@@ -935,35 +984,148 @@ int PMPI_Request_get_status(MPI_Request request, int *flag,
     hc_mpi_status_empty(status);
     return MPI_SUCCESS;
   }
-  if (r->greq) {
-    rc = hc_mpi_greq_poll(r);
-    if (rc != MPI_SUCCESS)
-      return req_callback_failed(fn, rc);
-    hcomm_progress();
-    *flag = hcomm_request_done(r->engine);
-    rc = *flag ? hc_mpi_greq_query(r, status) : MPI_SUCCESS;
-    if (hc_mpi_greq_raises_own(r))
-      return rc;
-    return hc_mpi_raise(NULL, fn, rc, "query_fn returned %d", rc);
-  }
-  hcomm_status_t st = r->local;
-  int done = 1;
-  if (r->engine) {
-    hcomm_test(r->engine, &done, &st);
-    st.error = done ? st.error : HC_OK;
-  }
-  *flag = done;
-  if (!done)
-    return MPI_SUCCESS;
-  if (r->engine)
-    hc_mpi_xfer_end(&r->xfer, st.bytes); /* the data is visible now */
-  if (r->part)
-    hc_mpi_part_land(r->part, st.bytes);
-  hc_status_t error = hc_mpi_check_whole(&st, st.error, r->xfer.element_mask);
-  hc_mpi_status_fill(status, &st);
-  return hc_mpi_raise_status(r->comm, fn, error);
+  int poll_failed = 0;
+  rc = req_peek(r, flag, status, &poll_failed);
+  if (poll_failed)
+    return req_callback_failed(fn, rc);
+  return req_peek_raise(fn, r, rc);
 }
 HC_WEAK_ALIAS(MPI_Request_get_status, PMPI_Request_get_status);
+
+/* ---- MPI-4.1: statuses of arrays of requests, none freed ---------------- */
+
+/* The checks of the array forms: count, the array, every handle (into v,
+ * whose requests the caller then only reads). */
+static int req_peek_args(const char *fn, req_vec_t *v, int count,
+                         const MPI_Request *handles) {
+  /* req_vec_init reads the handles and writes none of them. */
+  return req_vec_init(fn, v, count, (MPI_Request *)(uintptr_t)handles);
+}
+
+/* req_peek of a ready request for an array call: when it tells an
+ * outcome (complete, or a poll_fn failure), that goes into status and is
+ * noted in fails (req_note, which raises on the request's communicator
+ * later); returns whether it told one. */
+static int req_peek_noted(req_failures_t *fails, hc_mpi_request_t *r,
+                          MPI_Status *status) {
+  int done = 0, poll_failed = 0;
+  int code = req_peek(r, &done, status, &poll_failed);
+  if (!done && !poll_failed)
+    return 0;
+  int owned = r->greq && hc_mpi_greq_raises_own(r);
+  hc_mpi_comm_t *comm = owned || r->greq ? NULL : r->comm;
+  if (comm)
+    hc_mpi_comm_retain(comm);
+  (void)req_note(fails, code, comm, owned, status);
+  return 1;
+}
+
+/* Complete: every active request of v, each status (of all count) filled;
+ * a null or inactive request gets the empty status.  Incomplete: flag 0
+ * and no status written. */
+int PMPI_Request_get_status_all(int count,
+                                const MPI_Request array_of_requests[],
+                                int *flag, MPI_Status *array_of_statuses) {
+  static const char fn[] = "MPI_Request_get_status_all";
+  req_vec_t v;
+  int rc = hc_mpi_check_ptr(fn, NULL, flag, "flag");
+  if (rc == MPI_SUCCESS && count > 0)
+    rc = req_check_status(fn, array_of_statuses, "array_of_statuses");
+  if (rc == MPI_SUCCESS)
+    rc = req_peek_args(fn, &v, count, array_of_requests);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  hcomm_progress();
+  req_vec_pending(&v); /* polls MPIX generalized requests */
+  *flag = 1;
+  for (int i = 0; i < count && *flag; i++)
+    if (req_is_active(v.reqs[i]) && !req_is_ready(v.reqs[i]))
+      *flag = 0;
+  req_failures_t fails = {0, MPI_SUCCESS, 0, NULL};
+  for (int i = 0; i < count && *flag; i++) {
+    hc_mpi_request_t *r = v.reqs[i];
+    MPI_Status *status = req_status_at(array_of_statuses, i);
+    if (!req_is_active(r))
+      hc_mpi_status_empty(status);
+    else
+      (void)req_peek_noted(&fails, r, status);
+  }
+  req_vec_fini(&v);
+  return req_failures_raise(fn, &fails);
+}
+HC_WEAK_ALIAS(MPI_Request_get_status_all, PMPI_Request_get_status_all);
+
+int PMPI_Request_get_status_any(int count,
+                                const MPI_Request array_of_requests[],
+                                int *index, int *flag, MPI_Status *status) {
+  static const char fn[] = "MPI_Request_get_status_any";
+  req_vec_t v;
+  int rc = hc_mpi_check_ptr(fn, NULL, flag, "flag");
+  if (rc == MPI_SUCCESS)
+    rc = hc_mpi_check_ptr(fn, NULL, index, "index");
+  if (rc == MPI_SUCCESS)
+    rc = req_check_status(fn, status, "status");
+  if (rc == MPI_SUCCESS)
+    rc = req_peek_args(fn, &v, count, array_of_requests);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  hcomm_progress();
+  req_vec_pending(&v);
+  *index = MPI_UNDEFINED;
+  *flag = !req_vec_any_active(&v); /* none active: true, and empty */
+  if (*flag)
+    hc_mpi_status_empty(status);
+  for (int i = 0; i < count && !*flag; i++) {
+    hc_mpi_request_t *r = v.reqs[i];
+    if (!req_is_active(r) || !req_is_ready(r))
+      continue;
+    int poll_failed = 0;
+    rc = req_peek(r, flag, status, &poll_failed);
+    if (poll_failed) {
+      req_vec_fini(&v);
+      return req_callback_failed(fn, rc);
+    }
+    if (*flag) {
+      *index = i;
+      rc = req_peek_raise(fn, r, rc);
+    }
+  }
+  req_vec_fini(&v);
+  return rc;
+}
+HC_WEAK_ALIAS(MPI_Request_get_status_any, PMPI_Request_get_status_any);
+
+int PMPI_Request_get_status_some(int incount,
+                                 const MPI_Request array_of_requests[],
+                                 int *outcount, int array_of_indices[],
+                                 MPI_Status *array_of_statuses) {
+  static const char fn[] = "MPI_Request_get_status_some";
+  req_vec_t v;
+  int rc = hc_mpi_check_ptr(fn, NULL, outcount, "outcount");
+  if (rc == MPI_SUCCESS && incount > 0)
+    rc = hc_mpi_check_ptr(fn, NULL, array_of_indices, "array_of_indices");
+  if (rc == MPI_SUCCESS && incount > 0)
+    rc = req_check_status(fn, array_of_statuses, "array_of_statuses");
+  if (rc == MPI_SUCCESS)
+    rc = req_peek_args(fn, &v, incount, array_of_requests);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  hcomm_progress();
+  req_vec_pending(&v);
+  req_failures_t fails = {0, MPI_SUCCESS, 0, NULL};
+  int n = 0;
+  for (int i = 0; i < incount; i++) {
+    hc_mpi_request_t *r = v.reqs[i];
+    if (!req_is_active(r) || !req_is_ready(r))
+      continue;
+    if (req_peek_noted(&fails, r, req_status_at(array_of_statuses, n)))
+      array_of_indices[n++] = i;
+  }
+  *outcount = req_vec_any_active(&v) ? n : MPI_UNDEFINED;
+  req_vec_fini(&v);
+  return req_failures_raise(fn, &fails);
+}
+HC_WEAK_ALIAS(MPI_Request_get_status_some, PMPI_Request_get_status_some);
 
 /* The request *request names for a call that needs one (Request_free,
  * Cancel: verb, for the message), never MPI_REQUEST_NULL. */

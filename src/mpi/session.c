@@ -13,6 +13,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "mpi/bsend_pool.h"
 #include "mpi/handle.h"
 #include "mpi/mpi_impl.h"
 
@@ -20,6 +21,8 @@ typedef struct session_obj {
   int handle;
   hc_mpi_errhandler_t *errh; /* under session_lock */
   MPI_Info info_used;        /* the caller's hints and the granted level */
+  /* MPI_Session_attach_buffer's buffer (bsend_pool.h); NULL: none. */
+  struct hc_mpi_bsend_pool *bsend;
 } session_obj_t;
 
 static hc_handle_table_t session_table =
@@ -51,6 +54,11 @@ static int session_enter(const char *fn, MPI_Session handle,
                         (unsigned)handle);
   *out = s;
   return MPI_SUCCESS;
+}
+
+struct hc_mpi_bsend_pool **hc_mpi_session_bsend_slot(MPI_Session session) {
+  session_obj_t *s = hc_handle_get(&session_table, session);
+  return s ? &s->bsend : NULL;
 }
 
 /* A counted reference to the session's handler. */
@@ -185,6 +193,9 @@ int PMPI_Session_finalize(MPI_Session *session) {
     rc = session_enter(fn, *session, &s);
   if (rc != MPI_SUCCESS)
     return rc;
+  /* Its buffered sends complete before the session goes, as a detach
+   * would have waited for them. */
+  hc_mpi_bsend_slot_detach(&s->bsend, NULL, NULL);
   hc_handle_free(&session_table, s->handle);
   session_destroy(s);
   *session = MPI_SESSION_NULL;
@@ -331,6 +342,8 @@ int PMPI_Group_from_session_pset(MPI_Session session, const char *pset_name,
                            "out of memory");
   rc = hc_mpi_group_make(fn, NULL, n, members, newgroup);
   free(members);
+  if (rc == MPI_SUCCESS)
+    hc_mpi_group_set_session(*newgroup, session);
   return rc;
 }
 HC_WEAK_ALIAS(MPI_Group_from_session_pset, PMPI_Group_from_session_pset);

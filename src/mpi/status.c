@@ -197,6 +197,68 @@ int PMPI_Test_cancelled(const MPI_Status *status, int *flag) {
 }
 HC_WEAK_ALIAS(MPI_Test_cancelled, PMPI_Test_cancelled);
 
+/* ---- MPI-4.1: the source, tag and error fields through calls ---------- */
+
+/* A status to read or write (not MPI_STATUS_IGNORE), and where a read
+ * goes (out: NULL for a write). */
+static int status_field_args(const char *fn, const MPI_Status *status,
+                             const int *out, int is_read) {
+  if (status == MPI_STATUS_IGNORE)
+    return hc_mpi_raise(NULL, fn, MPI_ERR_ARG, "status is MPI_STATUS_IGNORE");
+  int rc = hc_mpi_check_ptr(fn, NULL, status, "status");
+  if (rc == MPI_SUCCESS && is_read)
+    rc = hc_mpi_check_ptr(fn, NULL, out, "output argument");
+  return rc;
+}
+
+int PMPI_Status_get_source(const MPI_Status *status, int *source) {
+  int rc = status_field_args("MPI_Status_get_source", status, source, 1);
+  if (rc == MPI_SUCCESS)
+    *source = status->MPI_SOURCE;
+  return rc;
+}
+HC_WEAK_ALIAS(MPI_Status_get_source, PMPI_Status_get_source);
+
+int PMPI_Status_set_source(MPI_Status *status, int source) {
+  int rc = status_field_args("MPI_Status_set_source", status, NULL, 0);
+  if (rc == MPI_SUCCESS)
+    status->MPI_SOURCE = source;
+  return rc;
+}
+HC_WEAK_ALIAS(MPI_Status_set_source, PMPI_Status_set_source);
+
+int PMPI_Status_get_tag(const MPI_Status *status, int *tag) {
+  int rc = status_field_args("MPI_Status_get_tag", status, tag, 1);
+  if (rc == MPI_SUCCESS)
+    *tag = status->MPI_TAG;
+  return rc;
+}
+HC_WEAK_ALIAS(MPI_Status_get_tag, PMPI_Status_get_tag);
+
+int PMPI_Status_set_tag(MPI_Status *status, int tag) {
+  int rc = status_field_args("MPI_Status_set_tag", status, NULL, 0);
+  if (rc == MPI_SUCCESS)
+    status->MPI_TAG = tag;
+  return rc;
+}
+HC_WEAK_ALIAS(MPI_Status_set_tag, PMPI_Status_set_tag);
+
+int PMPI_Status_get_error(const MPI_Status *status, int *error) {
+  int rc = status_field_args("MPI_Status_get_error", status, error, 1);
+  if (rc == MPI_SUCCESS)
+    *error = status->MPI_ERROR;
+  return rc;
+}
+HC_WEAK_ALIAS(MPI_Status_get_error, PMPI_Status_get_error);
+
+int PMPI_Status_set_error(MPI_Status *status, int error) {
+  int rc = status_field_args("MPI_Status_set_error", status, NULL, 0);
+  if (rc == MPI_SUCCESS)
+    status->MPI_ERROR = error;
+  return rc;
+}
+HC_WEAK_ALIAS(MPI_Status_set_error, PMPI_Status_set_error);
+
 /* ---- C <-> Fortran status conversion ------------------------------------ */
 /* In the MPICH ABI a Fortran INTEGER status (MPI_F_STATUS_SIZE words) and
  * an MPI_F08_status hold the five int words of MPI_Status in the same order,

@@ -91,6 +91,8 @@ static int ulfm_adopt(const char *fn, hc_mpi_comm_t *c, hcomm_comm_t *engine,
   hc_mpi_errhandler_t *e = hc_mpi_comm_errhandler(c);
   int rc = hc_mpi_comm_adopt(fn, engine, e, c->handle, newcomm);
   hc_mpi_errhandler_release(e);
+  if (rc == MPI_SUCCESS) /* derived from c's session, if any */
+    hc_mpi_comm_get(*newcomm)->session = c->session;
   return rc;
 }
 

@@ -12,12 +12,14 @@
 # MPI_Comm_spawn and _multiple (dyn_spawn parent: children that run
 # through the layer too, and a missing program whose MPI_ERR_SPAWN codes
 # every parent reads in the standard's value) and a spawn without a
-# launcher (dyn_spawn nolauncher).  Each binary must name libmpi_abi and not libhcmpi, so the checks ran through the
+# launcher (dyn_spawn nolauncher); MPI-4.1's buffers, request statuses and
+# local calls.  Each binary must name libmpi_abi and not libhcmpi, so the checks ran through the
 # translation layer.
 . "${top_srcdir:-.}/tests/mpi/lib.sh"
 for p in pingpong_sizes probe proc_null truncation persistent \
     collectives_basic coll_full coll_derived_reduce attr_callbacks \
-    success_paths grequest mpit_api mpit_counts io_ext32 dyn_spawn; do
+    success_paths grequest mpit_api mpit_counts io_ext32 dyn_spawn \
+    bsend_buffers request_get_status_multi mpi41_local; do
     bin="$top_builddir/tests/abi/abi_$p"
     [ -x "$bin" ] || skip "$bin not built"
     needed=$(readelf -d "$bin" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p')
@@ -38,6 +40,10 @@ for n in 2 3; do
     run_mpi_ok $n tests/abi/abi_grequest
 done
 run_mpi_ok 2 tests/abi/abi_mpit_counts
+# MPI-4.1's calls (MPI_BUFFER_AUTOMATIC is (void *)2 here, -2 in MPICH's).
+run_mpi_ok 2 tests/abi/abi_bsend_buffers
+run_mpi_ok 2 tests/abi/abi_request_get_status_multi
+run_mpi_ok 1 tests/abi/abi_mpi41_local
 run_mpi_ok 2 tests/abi/abi_io_ext32
 # mpit_api.sh's settings, which its cvar checks read back (the profile
 # named, as there: its thresholds read Intel's values on any processor).

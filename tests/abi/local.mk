@@ -43,8 +43,29 @@ HC_ABI_TEST_BIN = \
 	tests/abi/abi_mpit_api \
 	tests/abi/abi_mpit_counts \
 	tests/abi/abi_io_ext32 \
-	tests/abi/abi_dyn_spawn
+	tests/abi/abi_dyn_spawn \
+	tests/abi/abi_bsend_buffers \
+	tests/abi/abi_request_get_status_multi \
+	tests/abi/abi_mpi41_local
 check_PROGRAMS += $(HC_ABI_TEST_BIN)
+# MPI-4.1's calls through the layer: MPI_BUFFER_AUTOMATIC's two values,
+# request arrays read but never freed, statuses read and written by calls.
+tests_abi_abi_bsend_buffers_SOURCES = tests/mpi/bsend_buffers.c tests/mpi/mpitest.h
+tests_abi_abi_bsend_buffers_CPPFLAGS = $(HC_ABI_CPPFLAGS)
+tests_abi_abi_bsend_buffers_CFLAGS = $(HC_ABI_TEST_CFLAGS)
+tests_abi_abi_bsend_buffers_LDADD = libmpi_abi.la -lm
+tests_abi_abi_bsend_buffers_LDFLAGS = $(HC_MPITEST_LDF)
+tests_abi_abi_request_get_status_multi_SOURCES = tests/mpi/request_get_status_multi.c \
+	tests/mpi/mpitest.h
+tests_abi_abi_request_get_status_multi_CPPFLAGS = $(HC_ABI_CPPFLAGS)
+tests_abi_abi_request_get_status_multi_CFLAGS = $(HC_ABI_TEST_CFLAGS)
+tests_abi_abi_request_get_status_multi_LDADD = libmpi_abi.la -lm
+tests_abi_abi_request_get_status_multi_LDFLAGS = $(HC_MPITEST_LDF)
+tests_abi_abi_mpi41_local_SOURCES = tests/mpi/mpi41_local.c tests/mpi/mpitest.h
+tests_abi_abi_mpi41_local_CPPFLAGS = $(HC_ABI_CPPFLAGS)
+tests_abi_abi_mpi41_local_CFLAGS = $(HC_ABI_TEST_CFLAGS)
+tests_abi_abi_mpi41_local_LDADD = libmpi_abi.la -lm
+tests_abi_abi_mpi41_local_LDFLAGS = $(HC_MPITEST_LDF)
 tests_abi_abi_mpit_api_SOURCES = tests/mpi/mpit_api.c tests/mpi/mpitest.h
 tests_abi_abi_mpit_api_CPPFLAGS = $(HC_ABI_CPPFLAGS)
 tests_abi_abi_mpit_api_CFLAGS = $(HC_ABI_TEST_CFLAGS)

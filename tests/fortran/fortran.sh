@@ -13,7 +13,8 @@ trap 'rm -rf "$T"' EXIT
 failures=0
 for src in basic.f basic.f90 basic_f08.f90 legacy.f topo.f90 topo_f08.f90 \
     part_f08.f90 large_f08.f90 io.f90 io_f08.f90 sessions.f90 rma.f90 ulfm_f08.f90 \
-    greq.f90 spawn_f08.f90 f08ts.f90 callbacks_f08.f90 subarray_f08.f90; do
+    greq.f90 spawn_f08.f90 f08ts.f90 callbacks_f08.f90 subarray_f08.f90 \
+    mpi41.f90 mpi41_f08.f90; do
   exe=$T/$(echo "$src" | tr . _)
   if ! "$W" -o "$exe" "$top_srcdir/tests/fortran/$src"; then
     echo "FAIL: compile $src"; failures=$((failures + 1)); continue

@@ -31,10 +31,16 @@ def value(v, table):
         return v.upper()
 
 
+# The standard's level may be ahead of the installed MPICH's (hcmpi is
+# MPI-4.1; Debian's MPICH 4.0 says 4.0): a version, not an ABI value.
+LEVEL = {'MPI_VERSION', 'MPI_SUBVERSION'}
+
 ours, mpich = params(sys.argv[1]), params(sys.argv[2])
 bad = 0
 for name in sorted(set(ours) & set(mpich)):
     a, b = value(ours[name], ours), value(mpich[name], mpich)
+    if name in LEVEL and isinstance(a, int) and isinstance(b, int) and a >= b:
+        continue
     if a != b:
         print('FAIL: %s is %s, MPICH has %s' % (name, a, b))
         bad += 1

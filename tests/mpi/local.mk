@@ -721,3 +721,25 @@ tests_mpi_partial_element_LDADD = $(HC_MPITEST_LIB)
 tests_mpi_partial_element_LDFLAGS = $(HC_MPITEST_LDF)
 TESTS += tests/mpi/partial_element.sh
 dist_noinst_SCRIPTS += tests/mpi/partial_element.sh
+
+# MPI-4.1's calls: buffered-send buffers of communicators and sessions,
+# automatic buffering and flushes; request statuses of arrays; the local
+# calls (status fields, error removal, hardware info, value-index types).
+HC_MPI41_TESTS = tests/mpi/bsend_buffers tests/mpi/request_get_status_multi \
+	tests/mpi/mpi41_local
+check_PROGRAMS += $(HC_MPI41_TESTS)
+tests_mpi_bsend_buffers_SOURCES = tests/mpi/bsend_buffers.c tests/mpi/mpitest.h
+tests_mpi_bsend_buffers_LDADD = $(HC_MPITEST_LIB)
+tests_mpi_bsend_buffers_LDFLAGS = $(HC_MPITEST_LDF)
+tests_mpi_request_get_status_multi_SOURCES = tests/mpi/request_get_status_multi.c \
+	tests/mpi/mpitest.h
+tests_mpi_request_get_status_multi_LDADD = $(HC_MPITEST_LIB)
+tests_mpi_request_get_status_multi_LDFLAGS = $(HC_MPITEST_LDF)
+tests_mpi_mpi41_local_SOURCES = tests/mpi/mpi41_local.c tests/mpi/mpitest.h
+tests_mpi_mpi41_local_LDADD = $(HC_MPITEST_LIB)
+tests_mpi_mpi41_local_LDFLAGS = $(HC_MPITEST_LDF)
+HC_MPI41_SH = tests/mpi/bsend_buffers.sh tests/mpi/request_get_status_multi.sh \
+	tests/mpi/mpi41_local.sh
+TESTS += $(HC_MPI41_SH)
+dist_noinst_SCRIPTS += $(HC_MPI41_SH)
+$(HC_MPI41_SH:.sh=.sh.log): tests/mpi/shm_snapshot.sh.log

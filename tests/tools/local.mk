@@ -32,4 +32,5 @@ $(HC_INSTALL_LOG): tests/fortran/fortran.sh.log tests/fortran/relink.sh.log \
 # docs/functions.md is generated from the library's exports; this keeps it so.
 TESTS += tests/tools/function_table.sh
 dist_noinst_SCRIPTS += tests/tools/function_table.sh
-EXTRA_DIST += scripts/function_table.py scripts/mpich-4.0.2-functions.txt docs/functions.md
+EXTRA_DIST += scripts/function_table.py scripts/mpich-4.0.2-functions.txt \
+	scripts/mpi-4.1-functions.txt docs/functions.md
