@@ -1,10 +1,12 @@
 /* hc_copy_host: see copy.h. */
 #include "util/copy.h"
 
+#include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
 
 #if defined(__x86_64__) && defined(__GNUC__)
+#include <cpuid.h>
 #include <immintrin.h>
 
 /* From here the loop asks for the destination's lines COPY_PREFETCH_AHEAD
@@ -62,7 +64,17 @@ void hc_copy_vector(void *dst, const void *src, size_t len) {
     memmove(dst, src, len);
 }
 
-/* Where the loop pays: on AMD (family 25) rep movsb's start-up is ~18
+/* The x86 family number (base plus extended, as cpuid leaf 1 gives them),
+ * 0 where unknown. */
+static unsigned copy_cpu_family(void) {
+  unsigned eax, ebx, ecx, edx;
+  if (!__get_cpuid(1, &eax, &ebx, &ecx, &edx))
+    return 0;
+  unsigned family = (eax >> 8) & 0xf;
+  return family == 0xf ? family + ((eax >> 20) & 0xff) : family;
+}
+
+/* Where the loop pays: on AMD family 25 rep movsb's start-up is ~18
  * cycles of a 4 KiB copy (rma19g), and glibc's rep movsb, which it takes
  * from 2112 bytes to 512 KiB, runs at 2-3 GB/s instead of ~50 when the
  * destination lies 1-63 bytes past the source modulo 4 KiB (a Get from a
@@ -70,9 +82,24 @@ void hc_copy_vector(void *dst, const void *src, size_t len) {
  * malloc returns; get24), where the loop keeps 37-89 GB/s.  On Intel
  * (family 6 model 167, rma20) glibc is as fast from 2 to 16 KiB, and
  * copies of 64 KiB by rep movsb after a run of the loop's were ~7 %
- * slower (bench/NOTES.md); the short distances were not measured there. */
+ * slower (bench/NOTES.md); the short distances were not measured there.
+ * Not on AMD family 26 (Zen 5) either: there glibc's copies into lines
+ * another core last read ran 1.5-4x the loop's from 2 KiB to 512 KiB
+ * (why is not known: rep movsb may skip fetching lines it overwrites
+ * whole), its copies out of lines another core wrote as fast
+ * or up to 1.4x, and its copies within the caches from 32 KiB to 1 MiB
+ * 1.2-1.7x at every distance tried, the loop ahead only within the caches
+ * at 4-16 KiB (bench/NOTES.md, "Lead, twenty-fifth session").  Decided
+ * once. */
 static int copy_vector_pays(void) {
-  return __builtin_cpu_is("amd") && hc_copy_vector_usable();
+  static _Atomic int pays = -1; /* every thread finds the same answer */
+  int yes = atomic_load_explicit(&pays, memory_order_relaxed);
+  if (yes < 0) {
+    yes = __builtin_cpu_is("amd") && copy_cpu_family() < 26 &&
+          hc_copy_vector_usable();
+    atomic_store_explicit(&pays, yes, memory_order_relaxed);
+  }
+  return yes;
 }
 
 void hc_copy_host(void *dst, const void *src, size_t len) {

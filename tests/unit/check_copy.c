@@ -2,7 +2,7 @@
  * src/util/copy: hc_copy_host copies exactly len bytes, as memmove does,
  * at every length around the vector loop's bounds (2 KiB; 256 KiB, where
  * it starts asking for the destination's lines ahead, and 2 KiB before
- * the end, where it stops) and its 128-byte steps, from and to every
+ * the end, where it stops), its 128-byte steps and 1 MiB, from and to every
  * alignment mod 64 (where the loop first aligns its stores), and at every
  * short distance of the destination past the source mod 4 KiB (which the
  * loop takes from glibc's rep movsb on AMD), touching nothing around the
@@ -20,7 +20,7 @@
 
 #include "util/copy.h"
 
-#define COPY_ROOM 300000 /* past the largest length and offset tested */
+#define COPY_ROOM 1100000 /* past the largest length and offset tested */
 #define COPY_GUARD 64
 
 static unsigned char copy_byte(size_t i, unsigned seed) {
@@ -77,10 +77,11 @@ END_TEST
 
 START_TEST(test_lengths_around_bounds) {
   static const size_t lens[] = {
-      1,     31,     32,     127,    128,    129,    2047,   2048,  2049,
-      2111,  2112,   2175,   2176,   2177,   4095,   4096,   4097,  4100,
-      8192,  12288,  16255,  16256,  16383,  16384,  16385,  16511, 19000,
-      65536, 262143, 262144, 262145, 262271, 264320, 264321, 270000};
+      1,      31,     32,      127,     128,     129,    2047,   2048,   2049,
+      2111,   2112,   2175,    2176,    2177,    4095,   4096,   4097,   4100,
+      8192,   12288,  16255,   16256,   16383,   16384,  16385,  16511,  19000,
+      32767,  32768,  32769,   65536,   262143,  262144, 262145, 262271, 264320,
+      264321, 270000, 1048575, 1048576, 1048577, 1048703};
   for (size_t i = 0; i < sizeof lens / sizeof lens[0]; i++)
     copy_check(lens[i], 0, 0);
 }
