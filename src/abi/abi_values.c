@@ -358,7 +358,7 @@ const struct hc_abi_pair hc_abi_bind_pairs[] = {
   {MPI_T_BIND_MPI_WIN, 9708},
   {MPI_T_BIND_MPI_MESSAGE, 9709},
   {MPI_T_BIND_MPI_INFO, 9710},
-  {MPI_T_BIND_MPI_SESSION, HC_ABI_NO_VALUE},
+  {MPI_T_BIND_MPI_SESSION, 9711},
 };
 const int hc_abi_bind_npairs = 12;
 
