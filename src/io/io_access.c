@@ -207,6 +207,12 @@ static int op_begin(hc_io_op_t *op, const char *fn, MPI_File f,
   op->m = (hc_io_mem_t){hc_mpi_type_retain(t), datatype, buf, count, 0,
                         NULL, NULL, NULL};
   op->prep_cls = hc_io_mem_prepare(f, &op->m, how->write);
+  /* A view whose filetype holds no data has no place for a byte: a write
+   * of some is refused, a read meets the end of the file at once. */
+  int empty_view = f->ft_size == 0;
+  if (op->prep_cls == MPI_SUCCESS && empty_view && how->write &&
+      op->m.fbytes > 0)
+    op->prep_cls = MPI_ERR_ARG;
   /* Collective accesses go on even after a local failure, with nothing
    * to move, so the other ranks are not left waiting. */
   if (op->prep_cls != MPI_SUCCESS && !how->coll) {
@@ -214,7 +220,7 @@ static int op_begin(hc_io_op_t *op, const char *fn, MPI_File f,
     return hc_io_raise(f, fn, op->prep_cls, "preparing %ld elements",
                        (long)count);
   }
-  op->n = op->prep_cls == MPI_SUCCESS ? op->m.fbytes : 0;
+  op->n = op->prep_cls == MPI_SUCCESS && !empty_view ? op->m.fbytes : 0;
   rc = hc_io_access_place(fn, f, how, offset, op->n / f->esize, &op->start);
   if (rc != MPI_SUCCESS && how->where != IO_AT_ORDERED) {
     hc_io_mem_free(&op->m);

@@ -463,7 +463,9 @@ static int round_write(plan_t *p, char **win, size_t *wcap,
 }
 
 /* The aggregator's part of a read round: reads the window once and turns
- * the received requests into replies in p->sbuf.  Returns an errno. */
+ * the received requests into replies in p->sbuf.  Each reply starts with
+ * the end of the file as the aggregator met it, so the requester leaves
+ * the bytes of its buffer past that end as they were.  Returns an errno. */
 static int round_read_serve(plan_t *p, char **win, size_t *wcap) {
   MPI_Offset lo, hi, bytes;
   round_span(p, &lo, &hi, &bytes);
@@ -480,6 +482,7 @@ static int round_read_serve(plan_t *p, char **win, size_t *wcap) {
       hc_io_unlock(f->fd, lo, hi - lo);
     memset(*win + got, 0, (size_t)(hi - lo - got)); /* past the end */
   }
+  MPI_Offset file_end = lo + got;
   size_t total = 0;
   for (int q = 0; q < f->size; q++) {
     MPI_Offset want = 0;
@@ -488,8 +491,8 @@ static int round_read_serve(plan_t *p, char **win, size_t *wcap) {
     for (MPI_Offset i = 0; p->rcount[q] && i < h[0]; i++)
       want += h[2 + 2 * i];
     p->sdisp[q] = (int)total;
-    p->scount[q] = (int)want;
-    total += (size_t)want;
+    p->scount[q] = p->rcount[q] ? (int)(sizeof(file_end) + (size_t)want) : 0;
+    total += (size_t)p->scount[q];
   }
   if (grow(&p->sbuf, &p->scap, total ? total : 1))
     return ENOMEM;
@@ -497,7 +500,11 @@ static int round_read_serve(plan_t *p, char **win, size_t *wcap) {
     const MPI_Offset *h =
         (const MPI_Offset *)(const void *)(p->rbuf + p->rdisp[q]);
     char *out = p->sbuf + p->sdisp[q];
-    for (MPI_Offset i = 0; p->rcount[q] && i < h[0]; i++) {
+    if (!p->rcount[q])
+      continue;
+    memcpy(out, &file_end, sizeof(file_end));
+    out += sizeof(file_end);
+    for (MPI_Offset i = 0; i < h[0]; i++) {
       memcpy(out, *win + (h[1 + 2 * i] - lo), (size_t)h[2 + 2 * i]);
       out += h[2 + 2 * i];
     }
@@ -505,17 +512,20 @@ static int round_read_serve(plan_t *p, char **win, size_t *wcap) {
   return err;
 }
 
-/* Scatters the replies of round r into this rank's stream dst. */
+/* Scatters the replies of round r into this rank's stream dst, up to the
+ * end of the file each aggregator met. */
 typedef struct unpacker {
   char *dst;
   const char *in;
+  MPI_Offset file_end;
 } unpacker_t;
 
 static void unpack_piece(void *ctx, MPI_Offset off, MPI_Offset len,
                          MPI_Offset at) {
   unpacker_t *u = ctx;
-  (void)off;
-  memcpy(u->dst + at, u->in, (size_t)len);
+  MPI_Offset have = u->file_end - off;
+  if (have > 0)
+    memcpy(u->dst + at, u->in, (size_t)(have < len ? have : len));
   u->in += len;
 }
 
@@ -526,7 +536,8 @@ static void round_read_take(plan_t *p, MPI_Offset r, char *dst) {
       continue;
     MPI_Offset wlo, whi;
     plan_window(p, a, r, &wlo, &whi);
-    unpacker_t u = {dst, p->rbuf + p->rdisp[q]};
+    unpacker_t u = {dst, p->rbuf + p->rdisp[q] + sizeof(MPI_Offset), 0};
+    memcpy(&u.file_end, p->rbuf + p->rdisp[q], sizeof(u.file_end));
     segs_clip(&p->mine, wlo, whi, unpack_piece, &u);
   }
 }

@@ -307,10 +307,12 @@ int hc_io_view_default(MPI_File f) {
 /* Checks etype and filetype for a view in rep; a raised class. */
 static int view_check_types(const char *fn, MPI_File f, const hc_mpi_type_t *et,
                             const hc_mpi_type_t *ft, int rep) {
-  if (et->size == 0 || ft->size == 0 || ft->size % et->size != 0)
+  /* A filetype of no data is a view with no place in the file: a rank
+   * with nothing to access in a collective one sets it (ROMIO takes it). */
+  if (et->size == 0 || ft->size % et->size != 0)
     return hc_io_raise(f, fn, MPI_ERR_TYPE,
-                       "the filetype (%ld bytes of data) must hold a whole, "
-                       "non-zero number of etypes (%ld bytes)",
+                       "the filetype (%ld bytes of data) must hold a whole "
+                       "number of non-empty etypes (%ld bytes)",
                        (long)ft->size, (long)et->size);
   if (ft->true_lb < 0 || ft->lb < 0)
     return hc_io_raise(f, fn, MPI_ERR_IO, "%s", io_view_order);
@@ -445,6 +447,8 @@ static size_t block_of(const MPI_File f, MPI_Offset within) {
 }
 
 MPI_Offset hc_io_view_byte(MPI_File f, MPI_Offset pos) {
+  if (f->ft_size == 0) /* an empty view: every position is at its start */
+    return f->disp;
   MPI_Offset k = pos / f->ft_size, within = pos % f->ft_size;
   const io_block_t *b = &f->blocks[block_of(f, within)];
   return f->disp + k * f->ft_extent + b->off + (within - b->pos);
@@ -464,7 +468,7 @@ MPI_Offset hc_io_view_stream_before(MPI_File f, MPI_Offset off) {
 
 int hc_io_view_walk(MPI_File f, MPI_Offset pos, MPI_Offset n, hc_io_seg_cb seg,
                     void *ctx) {
-  if (n <= 0)
+  if (n <= 0 || f->ft_size == 0)
     return 0;
   if (f->nblocks == 1 && f->blocks[0].off == 0 &&
       f->blocks[0].len == f->ft_extent) /* a contiguous view */

@@ -110,9 +110,15 @@ int PMPI_Get_count_c(const MPI_Status *status, MPI_Datatype datatype,
 }
 HC_WEAK_ALIAS(MPI_Get_count_c, PMPI_Get_count_c);
 
-/* Basic elements in bytes, counting a partly received derived element. */
+/* Basic elements in bytes, counting a partly received derived element;
+ * MPI_UNDEFINED where the bytes end inside a basic element, as
+ * MPI_Get_count gives for a basic type (MPI-4.0 5.1.11: both return the
+ * same values with basic datatypes). */
 static MPI_Count status_elements_of(const hc_mpi_type_t *t, MPI_Count bytes) {
-  return hc_mpi_type_elements_in(t, bytes);
+  MPI_Count n = hc_mpi_type_elements_in(t, bytes);
+  if (t->size > 0 && hc_mpi_type_bytes_for(t, n) != bytes)
+    return MPI_UNDEFINED;
+  return n;
 }
 
 /* The exact element count, for the _x and _c forms. */

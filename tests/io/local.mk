@@ -4,7 +4,8 @@
 HC_IOTEST_BIN = tests/io/io_access tests/io/io_files tests/io/io_darray \
 	tests/io/io_shared tests/io/io_ext32 tests/io/io_cb tests/io/io_killed \
 	tests/io/io_nonblocking tests/io/io_coll_overlap \
-	tests/io/io_request_errors
+	tests/io/io_request_errors tests/io/io_read_past_end \
+	tests/io/io_empty_view
 check_PROGRAMS += $(HC_IOTEST_BIN)
 tests_io_io_access_SOURCES = tests/io/io_access.c tests/io/iotest.h tests/mpi/mpitest.h
 tests_io_io_access_LDADD = $(HC_MPITEST_LIB)
@@ -36,10 +37,17 @@ tests_io_io_coll_overlap_LDFLAGS = $(HC_MPITEST_LDF)
 tests_io_io_request_errors_SOURCES = tests/io/io_request_errors.c tests/io/iotest.h tests/mpi/mpitest.h
 tests_io_io_request_errors_LDADD = $(HC_MPITEST_LIB)
 tests_io_io_request_errors_LDFLAGS = $(HC_MPITEST_LDF)
+tests_io_io_read_past_end_SOURCES = tests/io/io_read_past_end.c tests/io/iotest.h tests/mpi/mpitest.h
+tests_io_io_read_past_end_LDADD = $(HC_MPITEST_LIB)
+tests_io_io_read_past_end_LDFLAGS = $(HC_MPITEST_LDF)
+tests_io_io_empty_view_SOURCES = tests/io/io_empty_view.c tests/io/iotest.h tests/mpi/mpitest.h
+tests_io_io_empty_view_LDADD = $(HC_MPITEST_LIB)
+tests_io_io_empty_view_LDFLAGS = $(HC_MPITEST_LDF)
 HC_IOTEST_SH = tests/io/io_access.sh tests/io/io_files.sh \
 	tests/io/io_darray.sh tests/io/io_shared.sh tests/io/io_ext32.sh \
 	tests/io/io_cb.sh tests/io/io_killed.sh \
 	tests/io/io_nonblocking.sh tests/io/io_coll_overlap.sh \
-	tests/io/io_request_errors.sh
+	tests/io/io_request_errors.sh tests/io/io_read_past_end.sh \
+	tests/io/io_empty_view.sh
 TESTS += $(HC_IOTEST_SH)
 dist_noinst_SCRIPTS += $(HC_IOTEST_SH)

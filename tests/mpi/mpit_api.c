@@ -45,6 +45,30 @@ static int cvar_index(const char *name)
     return index;
 }
 
+/* Whether bind is one of the binding constants of MPI-4.0 (15.3.2); the
+ * switch would not compile if two had the same value or one were missing
+ * from mpi.h (MPI_T_BIND_MPI_SESSION was). */
+static int bind_is_known(int bind)
+{
+    switch (bind) {
+    case MPI_T_BIND_NO_OBJECT:
+    case MPI_T_BIND_MPI_COMM:
+    case MPI_T_BIND_MPI_DATATYPE:
+    case MPI_T_BIND_MPI_ERRHANDLER:
+    case MPI_T_BIND_MPI_FILE:
+    case MPI_T_BIND_MPI_GROUP:
+    case MPI_T_BIND_MPI_OP:
+    case MPI_T_BIND_MPI_REQUEST:
+    case MPI_T_BIND_MPI_WIN:
+    case MPI_T_BIND_MPI_MESSAGE:
+    case MPI_T_BIND_MPI_INFO:
+    case MPI_T_BIND_MPI_SESSION:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
 /* Reads cvar i; *type and the value as a number (strings: their length). */
 static long long cvar_read(int i, MPI_Datatype *type, char *text, size_t text_len)
 {
@@ -55,6 +79,7 @@ static long long cvar_read(int i, MPI_Datatype *type, char *text, size_t text_le
     EXPECT_RC(MPI_T_cvar_get_info(i, name, &name_len, &verb, type, &e, NULL, NULL, &bind,
                                   &scope), MPI_SUCCESS);
     CHECK(name_len == (int)strlen(name) + 1, "name_len %d for %s", name_len, name);
+    CHECK(bind_is_known(bind), "%s: binding %d", name, bind);
     EXPECT_RC(MPI_T_cvar_handle_alloc(i, NULL, &h, &count), MPI_SUCCESS);
     long long value = 0;
     if (*type == MPI_CHAR) {

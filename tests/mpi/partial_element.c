@@ -42,6 +42,17 @@ static void pe_expect_partial(int rc, const MPI_Status *st, int n, int elem, int
           mt_status_count(st, MPI_BYTE), n);
     CHECK(mt_status_count(st, MPI_INT) == MPI_UNDEFINED, "%s: MPI_Get_count(MPI_INT) %d", how,
           mt_status_count(st, MPI_INT));
+    /* MPI-4.0 5.1.11: with basic types MPI_Get_elements gives what
+     * MPI_Get_count does, in every form. */
+    int elements = 0;
+    MPI_Count elements_x = 0, elements_c = 0;
+    MPI_Get_elements(st, MPI_INT, &elements);
+    MPI_Get_elements_x(st, MPI_INT, &elements_x);
+    MPI_Get_elements_c(st, MPI_INT, &elements_c);
+    CHECK(elements == MPI_UNDEFINED && elements_x == MPI_UNDEFINED &&
+              elements_c == MPI_UNDEFINED,
+          "%s: MPI_Get_elements(MPI_INT) %d, _x %lld, _c %lld", how, elements,
+          (long long)elements_x, (long long)elements_c);
 }
 
 static void pe_expect_ok(int rc, const MPI_Status *st, int n, const char *how)
