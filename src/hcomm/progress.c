@@ -659,6 +659,9 @@ typedef struct progress_sleep_set {
   int own[HC_ENGINE_TRANSPORTS_MAX]; /* those that sleep through wait */
   int nown;
   int armed[HC_ENGINE_TRANSPORTS_MAX]; /* those owed a wait_done */
+  int ntransports; /* those begin saw: another thread may add one (a
+                    * spawn's or a port's runtime transport) while this
+                    * one sleeps without the lock */
   int now;                             /* one has work now: no sleep */
   int timeout_ms;
 } progress_sleep_set_t;
@@ -694,7 +697,8 @@ static void progress_sleep_begin_as(progress_sleep_set_t *set, int timeout_ms,
    * is asked for a descriptor as beside others. */
   set->user_bell = progress_user.pending > 0 && progress_user.fd >= 0;
   armed_only |= set->user_bell;
-  for (int i = 0; i < hc_engine.ntransports; i++) {
+  set->ntransports = hc_engine.ntransports;
+  for (int i = 0; i < set->ntransports; i++) {
     hc_engine_transport_t *t = &hc_engine.transports[i];
     int fd = t->ops->wait_fd(t->ctx, &timeout_ms);
     set->armed[i] = fd >= 0 || fd == HC_TRANSPORT_WAIT_NOW;
@@ -735,7 +739,7 @@ static int progress_sleep_unlocked(progress_sleep_set_t *set) {
     hc_engine_transport_t *t = &hc_engine.transports[set->own[k]];
     t->ops->wait(t->ctx, set->timeout_ms);
   }
-  for (int i = 0; i < hc_engine.ntransports; i++) {
+  for (int i = 0; i < set->ntransports; i++) {
     hc_engine_transport_t *t = &hc_engine.transports[i];
     if (set->armed[i])
       t->ops->wait_done(t->ctx);

@@ -324,6 +324,12 @@ tests_mpi_request_threads_LDADD = $(HC_MPITEST_LIB)
 tests_mpi_request_threads_LDFLAGS = $(HC_MPITEST_LDF)
 TESTS += tests/mpi/request_threads.sh
 dist_noinst_SCRIPTS += tests/mpi/request_threads.sh
+check_PROGRAMS += tests/mpi/port_open_threads
+tests_mpi_port_open_threads_SOURCES = tests/mpi/port_open_threads.c tests/mpi/mpitest.h
+tests_mpi_port_open_threads_LDADD = $(HC_MPITEST_LIB)
+tests_mpi_port_open_threads_LDFLAGS = $(HC_MPITEST_LDF)
+TESTS += tests/mpi/port_open_threads.sh
+dist_noinst_SCRIPTS += tests/mpi/port_open_threads.sh
 
 # -- types: derived datatypes, pack/unpack, datatypes in point-to-point
 HC_TYPES_TESTS = tests/mpi/dtype_layout tests/mpi/dtype_misc tests/mpi/dtype_large

@@ -5,7 +5,8 @@
 # collectives on per-thread communicators; 2 and 4 ranks, and 2 over tcp)
 # and tests/engine/engine_threads (2 ranks), tests/mpi/mpit_threads (MPI_T
 # beside THREAD_MULTIPLE traffic, 2 ranks), tests/io/io_nonblocking and
-# tests/io/io_coll_overlap (2 ranks) and tests/mpi/comm_dup_crossed (3 ranks) under it.  Every TSan
+# tests/io/io_coll_overlap (2 ranks), tests/mpi/comm_dup_crossed (3 ranks)
+# and tests/mpi/port_open_threads (2 ranks) under it.  Every TSan
 # report fails the run; the reports stay in $TSAN_BUILD/tsan-logs/.
 # Exits 77 when the compiler cannot build or run a -fsanitize=thread
 # program.
@@ -35,7 +36,7 @@ make -j"$TSAN_JOBS" >build.log 2>&1 &&
     make -j"$TSAN_JOBS" tests/mpi/thread_multiple tests/engine/engine_threads \
         tests/mpi/mpit_threads tests/io/io_nonblocking tests/io/io_coll_overlap \
         tests/mpi/request_threads \
-        tests/mpi/comm_dup_crossed >>build.log 2>&1 ||
+        tests/mpi/comm_dup_crossed tests/mpi/port_open_threads >>build.log 2>&1 ||
     { tail -30 build.log; echo "FAIL: build (see $TSAN_BUILD/build.log)"; exit 1; }
 
 logs="$TSAN_BUILD/tsan-logs"
@@ -63,6 +64,9 @@ step "$run" -n 2 --timeout 600 ./tests/io/io_coll_overlap
 step "$run" -n 2 --timeout 600 ./tests/mpi/request_threads 30
 # Threads creating communicators while others wait on them (ctxid.c).
 step "$run" -n 3 --timeout 600 ./tests/mpi/comm_dup_crossed
+# A port opened (the runtime transport added) while another thread
+# sleeps in a wait without the engine lock (progress.c).
+step "$run" -n 2 --timeout 600 ./tests/mpi/port_open_threads
 
 reports=$(cat "$logs"/tsan.* 2>/dev/null | grep -c '^WARNING: ThreadSanitizer')
 if [ "$reports" -gt 0 ]; then
@@ -72,4 +76,4 @@ if [ "$reports" -gt 0 ]; then
     exit 1
 fi
 [ "$failed" -eq 0 ] || { echo "FAIL: a run failed"; exit 1; }
-echo "PASS: thread_multiple (2, 4 ranks; 2 over tcp), engine_threads, mpit_threads, request_threads, io_nonblocking and io_coll_overlap (2 ranks), comm_dup_crossed (3 ranks) clean under ThreadSanitizer"
+echo "PASS: thread_multiple (2, 4 ranks; 2 over tcp), engine_threads, mpit_threads, request_threads, io_nonblocking and io_coll_overlap (2 ranks), comm_dup_crossed (3 ranks), port_open_threads (2 ranks) clean under ThreadSanitizer"
