@@ -928,8 +928,8 @@ int PMPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler) {
     return rc;
   hc_mpi_errhandler_t *e = hc_mpi_errhandler_get(errhandler);
   if (e == NULL)
-    return hc_mpi_raise(w->errcomm, fn, MPI_ERR_ARG, "invalid errhandler 0x%x",
-                        (unsigned)errhandler);
+    return hc_mpi_raise(w->errcomm, fn, MPI_ERR_ERRHANDLER,
+                        "invalid errhandler 0x%x", (unsigned)errhandler);
   hc_mpi_comm_set_errhandler(w->errcomm, e);
   return MPI_SUCCESS;
 }
