@@ -671,7 +671,7 @@ int PMPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler) {
     return rc;
   hc_mpi_errhandler_t *e = hc_mpi_errhandler_get(errhandler);
   if (!e || (e->kind == HC_ERRH_USER && !e->file_fn))
-    return hc_io_raise(file, fn, MPI_ERR_ARG,
+    return hc_io_raise(file, fn, MPI_ERR_ERRHANDLER,
                        "errhandler 0x%x is not a file error handler",
                        (unsigned)errhandler);
   hc_mpi_errhandler_retain(e);

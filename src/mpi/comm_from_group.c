@@ -32,10 +32,10 @@ static int cfg_enter(const char *fn, const char *stringtag, MPI_Info info,
     return rc;
   hc_mpi_errhandler_t *e = hc_mpi_errhandler_get(errhandler);
   if (!e)
-    return hc_mpi_raise(NULL, fn, MPI_ERR_ARG, "invalid errhandler 0x%x",
+    return hc_mpi_raise(NULL, fn, MPI_ERR_ERRHANDLER, "invalid errhandler 0x%x",
                         (unsigned)errhandler);
   if (e->session_fn)
-    return hc_mpi_raise(NULL, fn, MPI_ERR_ARG,
+    return hc_mpi_raise(NULL, fn, MPI_ERR_ERRHANDLER,
                         "errhandler 0x%x was made for sessions",
                         (unsigned)errhandler);
   hc_mpi_errhandler_retain(e);

@@ -30,12 +30,16 @@ static int dyn_check_port(const char *fn, hc_mpi_comm_t *c, const char *name) {
   return rc;
 }
 
-/* A new intercommunicator's handle, with the handler of parent. */
+/* A new intercommunicator's handle, with the handler of parent.  Like any
+ * communicator made from another, it derives from parent's session, so its
+ * buffered sends find that session's buffer (MPI-4.1). */
 static int dyn_wrap(const char *fn, hc_mpi_comm_t *parent, hcomm_comm_t *engine,
                     MPI_Comm *out) {
   hc_mpi_errhandler_t *e = hc_mpi_comm_errhandler(parent);
   int rc = hc_mpi_comm_adopt(fn, engine, e, parent->handle, out);
   hc_mpi_errhandler_release(e);
+  if (rc == MPI_SUCCESS)
+    hc_mpi_comm_get(*out)->session = parent->session;
   return rc;
 }
 

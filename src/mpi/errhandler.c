@@ -78,12 +78,13 @@ int hc_mpi_errhandler_new_user(const char *fn,
   return MPI_SUCCESS;
 }
 
-/* A valid handler object for a call; raises MPI_ERR_ARG otherwise. */
+/* A valid handler object for a call; raises MPI_ERR_ERRHANDLER (MPI-4.1)
+ * otherwise. */
 static int errh_lookup(const char *fn, hc_mpi_comm_t *comm,
                        MPI_Errhandler handle, hc_mpi_errhandler_t **out) {
   hc_mpi_errhandler_t *e = hc_mpi_errhandler_get(handle);
   if (!e)
-    return hc_mpi_raise(comm, fn, MPI_ERR_ARG, "invalid errhandler 0x%x",
+    return hc_mpi_raise(comm, fn, MPI_ERR_ERRHANDLER, "invalid errhandler 0x%x",
                         (unsigned)handle);
   *out = e;
   return MPI_SUCCESS;
@@ -97,9 +98,10 @@ int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler) {
   if (rc == MPI_SUCCESS)
     rc = errh_lookup(fn, c, errhandler, &e);
   if (rc == MPI_SUCCESS && e->kind == HC_ERRH_USER && !e->fn)
-    rc = hc_mpi_raise(c, fn, MPI_ERR_ARG,
+    rc = hc_mpi_raise(c, fn, MPI_ERR_ERRHANDLER,
                       "errhandler 0x%x was made for %s, not communicators",
-                      (unsigned)errhandler, e->session_fn ? "sessions" : "files");
+                      (unsigned)errhandler,
+                      e->session_fn ? "sessions" : "files");
   if (rc != MPI_SUCCESS)
     return rc;
   hc_mpi_comm_set_errhandler(c, e);

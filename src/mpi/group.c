@@ -209,6 +209,18 @@ static int group_select(const char *fn, int size, const int *world,
   return rc;
 }
 
+/* A group made from groups of a process set derives from their session
+ * (MPI-4.1), so a communicator made from it finds that session's buffer for
+ * buffered sends.  Groups of two sessions may not be mixed; the first
+ * group's session wins. */
+static void group_inherit_session(MPI_Group newgroup, MPI_Group from1,
+                                  MPI_Group from2) {
+  MPI_Session session = hc_mpi_group_session(from1);
+  if (!session && from2 != MPI_GROUP_NULL)
+    session = hc_mpi_group_session(from2);
+  hc_mpi_group_set_session(newgroup, session);
+}
+
 static int group_incl_excl(const char *fn, MPI_Group group, int n,
                            const int ranks[], int incl, MPI_Group *newgroup) {
   int size;
@@ -225,6 +237,8 @@ static int group_incl_excl(const char *fn, MPI_Group group, int n,
   const int *list = incl ? (n > 0 ? ranks : no_ranks) : NULL;
   rc = group_select(fn, size, world, list, n, mark, 0, newgroup);
   free(mark);
+  if (rc == MPI_SUCCESS)
+    group_inherit_session(*newgroup, group, MPI_GROUP_NULL);
   return rc;
 }
 
@@ -295,6 +309,8 @@ static int group_range(const char *fn, MPI_Group group, int n, int ranges[][3],
                       newgroup);
   free(mark);
   free(list);
+  if (rc == MPI_SUCCESS)
+    group_inherit_session(*newgroup, group, MPI_GROUP_NULL);
   return rc;
 }
 
@@ -346,6 +362,8 @@ static int group_setop(const char *fn, MPI_Group g1, MPI_Group g2, int op,
   free(pos1);
   free(pos2);
   free(out);
+  if (rc == MPI_SUCCESS)
+    group_inherit_session(*newgroup, g1, g2);
   return rc;
 }
 
@@ -457,6 +475,8 @@ static int group_of_comm(const char *fn, MPI_Comm comm, int remote,
                       : hcomm_comm_world_rank(c->engine, r);
   rc = hc_mpi_group_make(fn, c, n, world, group);
   free(world);
+  if (rc == MPI_SUCCESS) /* a session's communicator: its group is too */
+    hc_mpi_group_set_session(*group, c->session);
   return rc;
 }
 

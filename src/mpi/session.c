@@ -139,10 +139,10 @@ static int session_init_check(const char *fn, MPI_Info info,
     return rc;
   *errh = hc_mpi_errhandler_get(errhandler);
   if (!*errh)
-    return hc_mpi_raise(NULL, fn, MPI_ERR_ARG, "invalid errhandler 0x%x",
+    return hc_mpi_raise(NULL, fn, MPI_ERR_ERRHANDLER, "invalid errhandler 0x%x",
                         (unsigned)errhandler);
   if (!session_errhandler_ok(*errh))
-    return hc_mpi_raise(NULL, fn, MPI_ERR_ARG,
+    return hc_mpi_raise(NULL, fn, MPI_ERR_ERRHANDLER,
                         "errhandler 0x%x was made for communicators",
                         (unsigned)errhandler);
   if (info != MPI_INFO_NULL && !hc_mpi_info_get(info))
@@ -376,9 +376,9 @@ int PMPI_Session_set_errhandler(MPI_Session session,
     return rc;
   hc_mpi_errhandler_t *e = hc_mpi_errhandler_get(errhandler);
   if (!e || !session_errhandler_ok(e))
-    return hc_mpi_raise_on(session_errhandler(s), session, fn, MPI_ERR_ARG,
-                           "errhandler 0x%x is not a session handler",
-                           (unsigned)errhandler);
+    return hc_mpi_raise_on(
+        session_errhandler(s), session, fn, MPI_ERR_ERRHANDLER,
+        "errhandler 0x%x is not a session handler", (unsigned)errhandler);
   session_set_errhandler(s, e);
   return MPI_SUCCESS;
 }

@@ -928,8 +928,14 @@ int PMPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler) {
     return rc;
   hc_mpi_errhandler_t *e = hc_mpi_errhandler_get(errhandler);
   if (e == NULL)
-    return hc_mpi_raise(w->errcomm, fn, MPI_ERR_ARG, "invalid errhandler 0x%x",
-                        (unsigned)errhandler);
+    return hc_mpi_raise(w->errcomm, fn, MPI_ERR_ERRHANDLER,
+                        "invalid errhandler 0x%x", (unsigned)errhandler);
+  /* A file's or a session's handler has no function a window can call. */
+  if (e->kind == HC_ERRH_USER && !e->fn)
+    return hc_mpi_raise(w->errcomm, fn, MPI_ERR_ERRHANDLER,
+                        "errhandler 0x%x was made for %s, not windows",
+                        (unsigned)errhandler,
+                        e->session_fn ? "sessions" : "files");
   hc_mpi_comm_set_errhandler(w->errcomm, e);
   return MPI_SUCCESS;
 }

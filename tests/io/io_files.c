@@ -164,7 +164,7 @@ static void handlers(void)
           handler_calls, handler_class);
     /* A file handler is not a communicator handler. */
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    CHECK(mt_class(MPI_Comm_set_errhandler(MPI_COMM_WORLD, eh)) == MPI_ERR_ARG,
+    CHECK(mt_class(MPI_Comm_set_errhandler(MPI_COMM_WORLD, eh)) == MT_ERR_ERRHANDLER,
           "file handler accepted on a communicator");
     MPI_File_close(&fh);
     MPI_Errhandler_free(&eh);

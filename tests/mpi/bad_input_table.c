@@ -1341,6 +1341,27 @@ static int c_errhandler_free_null(void)
     MPI_Errhandler e = MPI_ERRHANDLER_NULL;
     return MPI_Errhandler_free(&e);
 }
+static void bt_errhandler_cb(MPI_Comm *comm, int *code, ...)
+{
+    (void)comm;
+    (void)code;
+}
+static int c_comm_set_errhandler_null(void)
+{
+    return MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRHANDLER_NULL);
+}
+static int c_comm_set_errhandler_freed(void)
+{
+    MPI_Errhandler e, stale;
+    MPI_Comm_create_errhandler(bt_errhandler_cb, &e);
+    stale = e;
+    MPI_Errhandler_free(&e);
+    return MPI_Comm_set_errhandler(MPI_COMM_SELF, stale);
+}
+static int c_comm_set_errhandler_garbage(void)
+{
+    return MPI_Comm_set_errhandler(MPI_COMM_SELF, (MPI_Errhandler)0x5555);
+}
 
 #define BT_Q_INFO_NULL "MPICH answers MPI_ERR_ARG for MPI_INFO_NULL"
 #define BT_Q_FREED "MPICH does not detect a freed handle of this kind"
@@ -1522,7 +1543,14 @@ static const struct bt_case bt_cases[] = {
     {"MPI_Buffer_attach", "size -1", c_buffer_attach_neg, MPI_ERR_ARG, NULL},
     {"MPI_Error_class", "code -12345", c_error_class_bad, MPI_ERR_ARG,
      "MPICH gives a class for any code"},
-    {"MPI_Errhandler_free", "MPI_ERRHANDLER_NULL", c_errhandler_free_null, MPI_ERR_ARG, NULL},
+    {"MPI_Errhandler_free", "MPI_ERRHANDLER_NULL", c_errhandler_free_null, MT_ERR_ERRHANDLER,
+     NULL},
+    {"MPI_Comm_set_errhandler", "MPI_ERRHANDLER_NULL", c_comm_set_errhandler_null,
+     MT_ERR_ERRHANDLER, NULL},
+    {"MPI_Comm_set_errhandler", "a freed errhandler", c_comm_set_errhandler_freed,
+     MT_ERR_ERRHANDLER, "!MPICH does not detect a freed errhandler"},
+    {"MPI_Comm_set_errhandler", "a garbage errhandler", c_comm_set_errhandler_garbage,
+     MT_ERR_ERRHANDLER, "!MPICH may dereference a garbage errhandler"},
 };
 #define BT_NCASES ((int)(sizeof bt_cases / sizeof bt_cases[0]))
 

@@ -13,6 +13,12 @@
  * - A session's buffer (MPI_Session_attach_buffer) carries the sends of a
  *   communicator made from the session's process set and of its dup;
  *   after the session's detach such a send has no buffer (MPI_ERR_BUFFER).
+ * - A communicator made from a group derived from the session's process
+ *   set group (MPI_Group_incl, in reverse order, and MPI_Group_union)
+ *   derives from the session too: its buffered send goes through the
+ *   session's buffer when no process buffer is attached, and fails with
+ *   MPI_ERR_BUFFER when the session's buffer is too small even though the
+ *   process's would hold it.
  * - Errors: a second attach (MPI_ERR_BUFFER), a negative size
  *   (MPI_ERR_ARG), MPI_COMM_NULL (MPI_ERR_COMM), MPI_SESSION_NULL
  *   (MPI_ERR_SESSION). */
@@ -193,6 +199,76 @@ static void bb_session(int rank)
     free(sbuf);
 }
 
+/* Creates a communicator from group, which derives from a session. */
+static MPI_Comm bb_comm_of_group(MPI_Group group, const char *tag)
+{
+    MPI_Comm comm = MPI_COMM_NULL;
+    int rc = MPI_Comm_create_from_group(group, tag, MPI_INFO_NULL, MPI_ERRORS_RETURN, &comm);
+    CHECK(rc == MPI_SUCCESS, "Comm_create_from_group %s: %s", tag, mt_errstr(rc));
+    return comm;
+}
+
+/* Groups made from a session's group carry the session to communicators. */
+static void bb_session_derived_group(int rank)
+{
+    MPI_Session session;
+    MPI_Group pset, reversed, joined;
+    CHECK(MPI_Session_init(MPI_INFO_NULL, MPI_ERRORS_RETURN, &session) == MPI_SUCCESS,
+          "Session_init");
+    MPI_Group_from_session_pset(session, "mpi://WORLD", &pset);
+    const int backwards[2] = {1, 0};
+    MPI_Group_incl(pset, 2, backwards, &reversed);
+    MPI_Group_union(reversed, pset, &joined);
+    MPI_Group_free(&pset);
+    MPI_Comm icomm = bb_comm_of_group(reversed, "org.hcmpi.test.bsend_buffers.incl");
+    MPI_Comm ucomm = bb_comm_of_group(joined, "org.hcmpi.test.bsend_buffers.union");
+    MPI_Group_free(&reversed);
+    MPI_Group_free(&joined);
+    int irank = -1;
+    MPI_Comm_rank(icomm, &irank);
+    CHECK(irank == 1 - rank, "rank %d in the reversed group, want %d", irank, 1 - rank);
+
+    /* Only the session has a buffer: without it these sends would fail. */
+    int big = 2 * (BB_SMALL + MPI_BSEND_OVERHEAD);
+    char *sbuf = mt_malloc((size_t)big);
+    CHECK(MPI_Session_attach_buffer(session, sbuf, big) == MPI_SUCCESS, "Session_attach");
+    bb_peer = 1 - irank;
+    if (irank == 0) {
+        bb_bsend(icomm, BB_SMALL, 70, 700u);
+        bb_bsend(ucomm, BB_SMALL, 71, 710u);
+    } else {
+        bb_recv_check(icomm, BB_SMALL, 70, 700u);
+        bb_recv_check(ucomm, BB_SMALL, 71, 710u);
+    }
+    CHECK(MPI_Session_flush_buffer(session) == MPI_SUCCESS, "Session_flush_buffer");
+    void *det = NULL;
+    int size = -1;
+    MPI_Session_detach_buffer(session, &det, &size);
+
+    /* The session's too-small buffer is chosen over the process's roomy one. */
+    static char tiny[64 + MPI_BSEND_OVERHEAD];
+    CHECK(MPI_Session_attach_buffer(session, tiny, (int)sizeof tiny) == MPI_SUCCESS,
+          "Session_attach tiny");
+    CHECK(MPI_Buffer_attach(sbuf, big) == MPI_SUCCESS, "Buffer_attach");
+    if (irank == 0) {
+        unsigned char *msg = mt_malloc(BB_SMALL);
+        mt_fill(msg, BB_SMALL, 720u);
+        int rc = MPI_Bsend(msg, BB_SMALL, MPI_BYTE, bb_peer, 72, icomm);
+        CHECK(mt_class(rc) == MPI_ERR_BUFFER, "Bsend beyond the session's buffer: %s",
+              mt_errstr(rc));
+        free(msg);
+    }
+    MPI_Buffer_detach(&det, &size);
+    CHECK(det == sbuf && size == big, "process detach gave %p/%d", det, size);
+    MPI_Session_detach_buffer(session, &det, &size);
+    CHECK(det == tiny, "session detach gave %p", det);
+    bb_peer = 1 - rank;
+    MPI_Comm_free(&ucomm);
+    MPI_Comm_free(&icomm);
+    MPI_Session_finalize(&session);
+    free(sbuf);
+}
+
 static void bb_errors(void)
 {
     static char buf[1000];
@@ -229,6 +305,7 @@ int main(int argc, char **argv)
     bb_automatic(rank);
     bb_flush(rank);
     bb_session(rank);
+    bb_session_derived_group(rank);
     bb_errors();
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 0)

@@ -13,7 +13,11 @@
  * - MPI_Type_get_value_index: every predefined pair type of MINLOC and
  *   MAXLOC, MPI_DATATYPE_NULL for other pairs, MPI_ERR_TYPE for an
  *   invalid type.
- * - MPI_ERR_ERRHANDLER is a class with a name of its own. */
+ * - MPI_ERR_ERRHANDLER is a class with a name of its own, and the class of
+ *   an invalid errhandler argument: MPI_ERRHANDLER_NULL to
+ *   MPI_Comm_set_errhandler and MPI_Errhandler_free, a communicator's
+ *   handler to MPI_File_set_errhandler (through the standard ABI too,
+ *   where its value differs). */
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -160,6 +164,12 @@ static void ml_value_index(void)
     CHECK(mt_class(rc) == MPI_ERR_ARG, "NULL pair_type: %s", mt_errstr(rc));
 }
 
+static void ml_comm_handler(MPI_Comm *comm, int *code, ...)
+{
+    (void)comm;
+    (void)code;
+}
+
 static void ml_errhandler_class(void)
 {
     char name[MPI_MAX_ERROR_STRING];
@@ -169,6 +179,17 @@ static void ml_errhandler_class(void)
     MPI_Error_string(MPI_ERR_ERRHANDLER, name, &len);
     CHECK(len > 0 && strstr(name, "handler") != NULL, "MPI_ERR_ERRHANDLER string \"%s\"", name);
     CHECK(MPI_ERR_ERRHANDLER <= MPI_ERR_LASTCODE, "MPI_ERR_ERRHANDLER above LASTCODE");
+    int rc = MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRHANDLER_NULL);
+    CHECK(mt_class(rc) == MPI_ERR_ERRHANDLER, "Comm_set_errhandler(NULL): %s", mt_errstr(rc));
+    MPI_Errhandler none = MPI_ERRHANDLER_NULL;
+    rc = MPI_Errhandler_free(&none);
+    CHECK(mt_class(rc) == MPI_ERR_ERRHANDLER, "Errhandler_free(NULL): %s", mt_errstr(rc));
+    MPI_Errhandler for_comms;
+    MPI_Comm_create_errhandler(ml_comm_handler, &for_comms);
+    rc = MPI_File_set_errhandler(MPI_FILE_NULL, for_comms);
+    CHECK(mt_class(rc) == MPI_ERR_ERRHANDLER, "File_set_errhandler(comm handler): %s",
+          mt_errstr(rc));
+    MPI_Errhandler_free(&for_comms);
 }
 
 int main(int argc, char **argv)

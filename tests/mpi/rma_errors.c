@@ -8,9 +8,11 @@
  * allows it only in the fetching calls (MPI_ERR_OP);
  * MPI_PROC_NULL is a valid target of lock, put, flush and unlock.
  * Errors go to the window's handler: a user handler gets the window's
- * handle, and MPI_Win_call_errhandler reaches it too.  The window's
- * attributes (base, size, displacement unit, flavor, model), keyvals with
- * delete callbacks, name, info hints and group are checked on the way.
+ * handle, and MPI_Win_call_errhandler reaches it too; MPI_ERRHANDLER_NULL
+ * and a file's handler are refused (MPI-4.1's MPI_ERR_ERRHANDLER).  The
+ * window's attributes (base, size, displacement unit, flavor, model),
+ * keyvals with delete callbacks, name, info hints and group are checked on
+ * the way.
  * The bad calls run on an MPI_Win_create window and again on an
  * MPI_Win_allocate one, whose puts and gets are direct copies. */
 #include "mpitest.h"
@@ -25,6 +27,13 @@ static void on_error(MPI_Win *win, int *code, ...)
     handler_calls++;
     handler_win = *win;
     MPI_Error_class(*code, &handler_last_class);
+}
+
+/* Never called: a file's handler that a window must refuse. */
+static void on_file_error(MPI_File *file, int *code, ...)
+{
+    (void)file;
+    (void)code;
 }
 
 static int on_delete(MPI_Win win, int keyval, void *value, void *extra)
@@ -187,6 +196,16 @@ int main(int argc, char **argv)
     MPI_Win_call_errhandler(win, MPI_ERR_OTHER);
     CHECK(handler_calls == 2 && handler_last_class == MPI_ERR_OTHER, "call_errhandler");
 
+    MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
+    int rc = MPI_Win_set_errhandler(win, MPI_ERRHANDLER_NULL);
+    CHECK(mt_class(rc) == MT_ERR_ERRHANDLER, "MPI_ERRHANDLER_NULL: %s", mt_errstr(rc));
+    MPI_Errhandler for_files;
+    MPI_File_create_errhandler(on_file_error, &for_files);
+    rc = MPI_Win_set_errhandler(win, for_files);
+    /* MPICH 4.0.2 takes a file's handler for a window. */
+    CHECK(mt_class(rc) == MT_ERR_ERRHANDLER || mt_mpich_quirks(), "a file's handler: %s",
+          mt_errstr(rc));
+    MPI_Errhandler_free(&for_files);
     MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
     bad_calls(win);
     MPI_Barrier(MPI_COMM_WORLD);
