@@ -18,6 +18,7 @@
  *   MPI_Comm_set_errhandler and MPI_Errhandler_free, a communicator's
  *   handler to MPI_File_set_errhandler (through the standard ABI too,
  *   where its value differs). */
+/* validate-mpich: needs MPI-4.1 (skipped against an older MPICH) */
 #include <stdint.h>
 #include <stdlib.h>
 
