@@ -83,29 +83,34 @@ static unsigned copy_cpu_family(void) {
  * (family 6 model 167, rma20) glibc is as fast from 2 to 16 KiB, and
  * copies of 64 KiB by rep movsb after a run of the loop's were ~7 %
  * slower (bench/NOTES.md); the short distances were not measured there.
- * Not on AMD family 26 (Zen 5) either: there glibc's copies into lines
- * another core last read ran 1.5-4x the loop's from 2 KiB to 512 KiB
- * (why is not known: rep movsb may skip fetching lines it overwrites
- * whole), its copies out of lines another core wrote as fast
+ * On AMD family 26 (Zen 5) only below COPY_GLIBC_FROM_ZEN5: from there
+ * glibc's copies into lines another core last read ran 1.5-4x the
+ * loop's (why is not known: rep movsb may skip fetching lines it
+ * overwrites whole), its copies out of lines another core wrote as fast
  * or up to 1.4x, and its copies within the caches from 32 KiB to 1 MiB
- * 1.2-1.7x at every distance tried, the loop ahead only within the caches
- * at 4-16 KiB (bench/NOTES.md, "Lead, twenty-fifth session").  Decided
- * once. */
-static int copy_vector_pays(void) {
-  static _Atomic int pays = -1; /* every thread finds the same answer */
-  int yes = atomic_load_explicit(&pays, memory_order_relaxed);
-  if (yes < 0) {
-    yes = __builtin_cpu_is("amd") && copy_cpu_family() < 26 &&
-          hc_copy_vector_usable();
-    atomic_store_explicit(&pays, yes, memory_order_relaxed);
+ * 1.2-1.7x at every distance tried; in MPI, Get and Put of 64 KiB
+ * between a window and a buffer 28-38 % faster, 256 KiB 6-10 %, shm
+ * ping-pong and bandwidth level.  Below it the loop stays: 4 and 8 KiB
+ * ping-pongs read 15-35 % slower without it in two loaded sets
+ * (bench/NOTES.md, "Lead, twenty-fifth session").  Decided once: 0 where
+ * the loop never pays. */
+#define COPY_GLIBC_FROM_ZEN5 ((size_t)16 << 10)
+static size_t copy_vector_below(void) {
+  static _Atomic size_t below = 1; /* 1: not decided yet */
+  size_t limit = atomic_load_explicit(&below, memory_order_relaxed);
+  if (limit == 1) {
+    limit = !__builtin_cpu_is("amd") || !hc_copy_vector_usable() ? 0
+            : copy_cpu_family() >= 26 ? COPY_GLIBC_FROM_ZEN5
+                                      : SIZE_MAX;
+    atomic_store_explicit(&below, limit, memory_order_relaxed);
   }
-  return yes;
+  return limit;
 }
 
 void hc_copy_host(void *dst, const void *src, size_t len) {
   uintptr_t d = (uintptr_t)dst, s = (uintptr_t)src;
   int apart = d + len <= s || s + len <= d;
-  if (len >= HC_COPY_VECTOR_MIN && apart && copy_vector_pays()) {
+  if (len >= HC_COPY_VECTOR_MIN && apart && len < copy_vector_below()) {
     hc_copy_vector(dst, src, len);
     return;
   }

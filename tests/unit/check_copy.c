@@ -2,7 +2,8 @@
  * src/util/copy: hc_copy_host copies exactly len bytes, as memmove does,
  * at every length around the vector loop's bounds (2 KiB; 256 KiB, where
  * it starts asking for the destination's lines ahead, and 2 KiB before
- * the end, where it stops), its 128-byte steps and 1 MiB, from and to every
+ * the end, where it stops), its 128-byte steps, 16 KiB (from where AMD's
+ * family 26 leaves copies to glibc) and 1 MiB, from and to every
  * alignment mod 64 (where the loop first aligns its stores), and at every
  * short distance of the destination past the source mod 4 KiB (which the
  * loop takes from glibc's rep movsb on AMD), touching nothing around the
