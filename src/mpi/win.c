@@ -670,12 +670,26 @@ static int win_shared_query(const char *fn, MPI_Win win, int rank,
   int n = hcomm_comm_size(w->errcomm->engine);
   if (!size || !disp_unit || !baseptr)
     return hc_mpi_raise(w->errcomm, fn, MPI_ERR_ARG, "NULL output argument");
-  if (w->flavor != MPI_WIN_FLAVOR_SHARED)
-    return hc_mpi_raise(w->errcomm, fn, MPI_ERR_RMA_FLAVOR,
-                        "not a window of MPI_Win_allocate_shared");
   if (rank != MPI_PROC_NULL && (rank < 0 || rank >= n))
     return hc_mpi_raise(w->errcomm, fn, MPI_ERR_RANK,
                         "invalid rank %d for a window of %d", rank, n);
+  /* MPI-4.1 lets any window be asked.  One whose members' memory is not
+   * all in one mapping here (MPI_Win_create's, a dynamic window's, an
+   * MPI_Win_allocate across nodes or of device memory) shows this rank's
+   * own memory, and nothing of the others': size 0, NULL.  An
+   * MPI_Win_allocate on one node shares its mapping as a shared window. */
+  int me = hcomm_comm_rank(w->errcomm->engine);
+  int mapped = w->flavor == MPI_WIN_FLAVOR_SHARED ||
+               (w->flavor == MPI_WIN_FLAVOR_ALLOCATE && w->map != NULL &&
+                w->mem_kind == HCOMM_MEM_HOST);
+  if (!mapped) {
+    int own = rank == me || (rank == MPI_PROC_NULL && n == 1);
+    int memory = own && w->flavor != MPI_WIN_FLAVOR_DYNAMIC && w->size > 0;
+    *size = memory ? w->size : 0;
+    *disp_unit = own ? w->disp_unit : 0;
+    *(void **)baseptr = memory ? w->base : NULL;
+    return MPI_SUCCESS;
+  }
   int r = rank;
   if (rank == MPI_PROC_NULL) /* the lowest rank with memory */
     for (r = 0; r < n - 1 && w->shm_size[r] == 0; r++)
@@ -685,7 +699,7 @@ static int win_shared_query(const char *fn, MPI_Win win, int rank,
   void *at = NULL;
   if (w->shm_size[r] > 0 && w->mem_kind == HCOMM_MEM_HOST)
     at = w->map + w->shm_off[r];
-  else if (w->shm_size[r] > 0 && r == hcomm_comm_rank(w->errcomm->engine))
+  else if (w->shm_size[r] > 0 && r == me)
     at = w->base;
   else if (w->shm_size[r] > 0) /* device memory: this process's import */
     at = hcomm_win_device_import(w->engine, r);

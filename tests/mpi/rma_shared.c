@@ -6,7 +6,11 @@
  * land in the same memory: an MPI_Put to the right neighbour is read back
  * by a load there, and a store is read by an MPI_Get.  Sizes differ per
  * rank (rank 1 has none), each piece is aligned, the flavor attribute
- * says shared, the alloc_shared_noncontig hint given is reported, and freeing the window leaves nothing in /dev/shm. */
+ * says shared, the alloc_shared_noncontig hint given is reported, and freeing the window leaves nothing in /dev/shm.
+ * MPI-4.1 lets MPI_Win_shared_query ask windows of the other flavors: an
+ * MPI_Win_allocate window on one node shows every rank's memory, whose
+ * stores the others load; an MPI_Win_create window shows this rank's own
+ * memory and size 0 with NULL for the others; a dynamic window none. */
 #include "mpitest.h"
 
 #include <dirent.h>
@@ -15,6 +19,63 @@
 static int rank, size;
 
 static int ints_of(int r) { return r == 1 ? 0 : 16 + r; }
+
+/* MPI_Win_shared_query on windows that MPI_Win_allocate_shared did not
+ * make (MPI-4.1). */
+static void query_other_flavors(void)
+{
+    int *mine = NULL;
+    MPI_Win win;
+    int rc = MPI_Win_allocate(ints_of(rank) * (MPI_Aint)sizeof(int), sizeof(int), MPI_INFO_NULL,
+                              MPI_COMM_WORLD, &mine, &win);
+    CHECK(rc == MPI_SUCCESS, "Win_allocate returned %d", rc);
+    MPI_Win_lock_all(MPI_MODE_NOCHECK, win);
+    for (int i = 0; i < ints_of(rank); i++)
+        mine[i] = 3000 * rank + i;
+    MPI_Win_sync(win);
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Win_sync(win);
+    for (int r = 0; r < size; r++) {
+        MPI_Aint bytes = -1;
+        int unit = -1, *theirs = NULL;
+        rc = MPI_Win_shared_query(win, r, &bytes, &unit, &theirs);
+        CHECK(rc == MPI_SUCCESS, "query of an allocated window returned %d", rc);
+        CHECK(bytes == ints_of(r) * (MPI_Aint)sizeof(int) && unit == sizeof(int),
+              "allocated window, rank %d: %ld bytes, unit %d", r, (long)bytes, unit);
+        CHECK(r != rank || theirs == (ints_of(r) > 0 ? mine : NULL), "own piece at %p",
+              (void *)theirs);
+        for (int i = 0; i < ints_of(r); i++)
+            CHECK(theirs[i] == 3000 * r + i, "allocated window, rank %d's [%d] reads %d", r, i,
+                  theirs[i]);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Win_unlock_all(win);
+    MPI_Win_free(&win);
+
+    int local[4] = {1, 2, 3, 4};
+    MPI_Win_create(local, sizeof local, 2, MPI_INFO_NULL, MPI_COMM_WORLD, &win);
+    for (int r = 0; r < size; r++) {
+        MPI_Aint bytes = -1;
+        int unit = -1, *theirs = local;
+        rc = MPI_Win_shared_query(win, r, &bytes, &unit, &theirs);
+        CHECK(rc == MPI_SUCCESS, "query of a created window returned %d", rc);
+        if (r == rank)
+            CHECK(bytes == sizeof local && unit == 2 && theirs == local,
+                  "created window, own memory: %ld bytes, unit %d", (long)bytes, unit);
+        else
+            CHECK(bytes == 0 && theirs == NULL, "created window, rank %d: %ld bytes at %p", r,
+                  (long)bytes, (void *)theirs);
+    }
+    MPI_Win_free(&win);
+
+    MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &win);
+    MPI_Aint bytes = -1;
+    int unit = -1, *theirs = local;
+    rc = MPI_Win_shared_query(win, rank, &bytes, &unit, &theirs);
+    CHECK(rc == MPI_SUCCESS && bytes == 0 && theirs == NULL,
+          "dynamic window: rc %d, %ld bytes at %p", rc, (long)bytes, (void *)theirs);
+    MPI_Win_free(&win);
+}
 
 int main(int argc, char **argv)
 {
@@ -94,6 +155,7 @@ int main(int argc, char **argv)
         CHECK(strstr(e->d_name, "hcmpi-win") == NULL, "/dev/shm/%s left behind", e->d_name);
     if (d != NULL)
         closedir(d);
+    query_other_flavors();
     if (rank == 0)
         printf("rma_shared: %d ranks load and store each other's pieces\n", size);
     MPI_Finalize();
