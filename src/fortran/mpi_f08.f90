@@ -106,6 +106,25 @@ contains
     if (present(ierror)) ierror = MPI_SUCCESS
   end subroutine
 
+  ! MPI_Status_f082f and MPI_Status_f2f08 (MPI-4.0 19.3.5): an INTEGER
+  ! status(MPI_STATUS_SIZE) holds TYPE(MPI_Status)'s five words in order.
+  subroutine MPI_Status_f082f(f08_status, f_status, ierror)
+    type(MPI_Status), intent(in) :: f08_status
+    integer, intent(out) :: f_status(MPI_STATUS_SIZE)
+    integer, optional, intent(out) :: ierror
+    f_status = [f08_status%count_lo, f08_status%count_hi_and_cancelled, &
+        f08_status%MPI_SOURCE, f08_status%MPI_TAG, f08_status%MPI_ERROR]
+    if (present(ierror)) ierror = MPI_SUCCESS
+  end subroutine
+  subroutine MPI_Status_f2f08(f_status, f08_status, ierror)
+    integer, intent(in) :: f_status(MPI_STATUS_SIZE)
+    type(MPI_Status), intent(out) :: f08_status
+    integer, optional, intent(out) :: ierror
+    f08_status = MPI_Status(f_status(1), f_status(2), f_status(3), &
+        f_status(4), f_status(5))
+    if (present(ierror)) ierror = MPI_SUCCESS
+  end subroutine
+
   ! Handle comparison (MPI-3.0 section 17.2.4), one pair per handle type.
   logical function hcf08_comm_eq(a, b)
     type(MPI_Comm), intent(in) :: a, b
