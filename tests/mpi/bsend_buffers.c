@@ -22,7 +22,7 @@
  * - Errors: a second attach (MPI_ERR_BUFFER), a negative size
  *   (MPI_ERR_ARG), MPI_COMM_NULL (MPI_ERR_COMM), MPI_SESSION_NULL
  *   (MPI_ERR_SESSION). */
-/* validate-mpich: needs MPI-4.1 (skipped against an older MPICH) */
+/* mt-needs: MPI-4.1 (built against an older MPICH, e.g. by tests/relink/mpich_suite.sh, it is skipped) */
 #include "mpitest.h"
 
 #define BB_SMALL 4000     /* bytes of an eager message */

@@ -18,7 +18,7 @@
  *   MPI_Comm_set_errhandler and MPI_Errhandler_free, a communicator's
  *   handler to MPI_File_set_errhandler (through the standard ABI too,
  *   where its value differs). */
-/* validate-mpich: needs MPI-4.1 (skipped against an older MPICH) */
+/* mt-needs: MPI-4.1 (built against an older MPICH, e.g. by tests/relink/mpich_suite.sh, it is skipped) */
 #include <stdint.h>
 #include <stdlib.h>
 

@@ -181,12 +181,23 @@ static inline int mt_mpich_quirks(void)
 
 /* MPI-4.1 gave an invalid error handler argument a class of its own.  The
  * MPICH 4.0.2 headers these tests are also built against predate it, and
- * MPICH 4.0.2 answers MPI_ERR_ARG there, so that build expects MPI_ERR_ARG.
- * (The version decides: the standard ABI's class is an enum, not a macro.) */
+ * MPICH 4.0.2 answers MPI_ERR_ARG there; a library of MPI-4.1 on the same
+ * ABI (hcmpi relinked, tests/relink/mpich_suite.sh; MPICH from 4.1 on)
+ * answers MPI_ERR_ERRHANDLER, 80 in MPICH's numbering.  So that build asks
+ * the library's version at run time.  (The header's version decides the
+ * rest: the standard ABI's class is an enum, not a macro.) */
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 1)
 #define MT_ERR_ERRHANDLER MPI_ERR_ERRHANDLER
 #else
-#define MT_ERR_ERRHANDLER MPI_ERR_ARG
+#define MT_MPICH_ERR_ERRHANDLER 80
+static inline int mt_err_errhandler(void)
+{
+    int version = 0, subversion = 0;
+    MPI_Get_version(&version, &subversion);
+    return version > 4 || (version == 4 && subversion >= 1) ? MT_MPICH_ERR_ERRHANDLER
+                                                           : MPI_ERR_ARG;
+}
+#define MT_ERR_ERRHANDLER mt_err_errhandler()
 #endif
 
 static inline void *mt_malloc(size_t n)

@@ -8,7 +8,7 @@
  * with the data intact.  Over null and inactive requests alone, _any
  * gives flag true and MPI_UNDEFINED, _some MPI_UNDEFINED, _all flag true
  * with empty statuses.  An invalid handle is MPI_ERR_REQUEST. */
-/* validate-mpich: needs MPI-4.1 (skipped against an older MPICH) */
+/* mt-needs: MPI-4.1 (built against an older MPICH, e.g. by tests/relink/mpich_suite.sh, it is skipped) */
 #include <stdint.h>
 
 #include "mpitest.h"

@@ -13,7 +13,7 @@ mkdir -p "$work/tests/mpi" "$work/examples"
 # -Wno-stringop-overflow: gcc 12 reads MPICH's MPI_STATUSES_IGNORE,
 # (MPI_Status *)1, as an array of no room passed to MPI_Waitall.
 flags="-std=gnu11 -O1 -pthread -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-stringop-overflow -Werror"
-# Tests of calls newer than this MPICH say "validate-mpich: needs MPI-4.1"
+# Tests of calls newer than this MPICH say "mt-needs: MPI-4.1"
 # and are skipped, with their scenarios, where its mpi.h says 4.0.
 level=$(printf '#include <mpi.h>\nMPI_VERSION MPI_SUBVERSION\n' |
     mpicc.mpich -E -P -x c - 2>/dev/null | tail -1)
@@ -23,7 +23,7 @@ for c in "$srcdir"/tests/mpi/*.c "$srcdir"/examples/*.c; do
     # Helpers linked into the examples that include their headers.
     case "$rel" in examples/devbuf.c | examples/pipeline_enqueue.c) continue ;; esac
     grep -q mpitest.h "$c" || case "$rel" in examples/*) ;; *) continue ;; esac
-    if [ "$level" = "4 0" ] && grep -q 'validate-mpich: needs MPI-4.1' "$c"; then
+    if [ "$level" = "4 0" ] && grep -q 'mt-needs: MPI-4.1' "$c"; then
         newer="$newer $(basename "$c" .c)"
         continue
     fi

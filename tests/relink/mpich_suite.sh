@@ -16,6 +16,11 @@ mkdir -p "$work/tests/mpi" "$work/examples" "$work/tools"
 # draws other warnings than ours.  They go to a file, shown when a compile
 # fails, so that a scenario's failure heads the log.
 flags="-std=gnu11 -O1 -pthread -Wall"
+# Tests of calls newer than the installed MPICH say "mt-needs: MPI-4.1";
+# where its mpi.h says 4.0 they are not built and their scenarios skip.
+level=$(printf '#include <mpi.h>\nMPI_VERSION MPI_SUBVERSION\n' |
+    mpicc.mpich -E -P -x c - 2>/dev/null | tail -1)
+newer=""
 # Example sources without a main() are helpers linked into every example.
 helpers=
 for c in "$top_srcdir"/examples/*.c; do
@@ -28,6 +33,10 @@ for c in "$top_srcdir"/tests/mpi/*.c "$top_srcdir"/examples/*.c; do
     examples/*) extra=$helpers ;;
     *) grep -q mpitest.h "$c" || continue; extra= ;;
     esac
+    if [ "$level" = "4 0" ] && grep -q 'mt-needs: MPI-4.1' "$c"; then
+        newer="$newer $(basename "$c" .c)"
+        continue
+    fi
     mpicc.mpich $flags -I"$top_srcdir/tests/mpi" -I"$top_srcdir/examples" "$c" $extra \
         -o "$work/${rel%.c}" -ldl -lm >>"$T/mpicc.log" 2>&1 ||
         { cat "$T/mpicc.log"; fail "mpicc.mpich $rel"; }
@@ -60,6 +69,9 @@ fi
 pass=0 failed=0 skipped=0
 for s in "$@"; do
     s=${s%.sh}
+    case " $newer " in *" $s "*)
+        skipped=$((skipped + 1)); echo "SKIP: $s (needs MPI-4.1)"; continue ;;
+    esac
     # A program a scenario starts with no launcher (the singleton) finds
     # hcmpi's libmpich.so.12 first as well, as --relink arranges for ranks.
     LD_LIBRARY_PATH="$ABI_DIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
