@@ -360,14 +360,17 @@ def define_impls(args):
     return impls, notes
 
 
-def launch_cmd(impl, info, nranks, prog, prog_args):
+def launch_cmd(impl, info, nranks, prog, prog_args, wrap=()):
+    """The launcher's command line; wrap (a command and its arguments, e.g.
+    chrt's) goes before the program, so each rank runs under it."""
+    prog = list(wrap) + [prog]
     if impl == "openmpi":
         cmd = [info["run"], "--allow-run-as-root", "-n", str(nranks)]
         if nranks > (os.cpu_count() or 1):
             cmd.append("--oversubscribe")
     else:
         cmd = [info["run"], "-n", str(nranks)]
-    return cmd + [prog] + prog_args
+    return cmd + prog + prog_args
 
 
 def build_all(impls, bindir, cflags, log, notes):
@@ -464,7 +467,8 @@ class Session:
         if not prog:
             return None
         try:
-            res = subprocess.run([prog] + shlex.split(PLACEMENT_PROBE_FLAGS),
+            res = subprocess.run(shlex.split(self.args.wrap) + [prog] +
+                                 shlex.split(PLACEMENT_PROBE_FLAGS),
                                  stdout=subprocess.PIPE,
                                  stderr=subprocess.STDOUT, text=True,
                                  timeout=self.args.timeout)
@@ -491,8 +495,11 @@ class Session:
         prog = self.built.get((impl, case["prog"]))
         if not prog:
             return
+        # Real-time ranks would starve each other on a crowded node.
+        wrap = (shlex.split(self.args.wrap)
+                if nranks <= (os.cpu_count() or 1) else [])
         cmd = launch_cmd(impl, self.impls[impl], nranks, prog,
-                         case["args"] + shlex.split(flags))
+                         case["args"] + shlex.split(flags), wrap)
         tag = (f"impl={impl} case={case['name']} round={rnd} "
                f"load1={loadavg().split()[0]}")
         psi = cpu_pressure()
@@ -870,6 +877,13 @@ def parse_args():
                    help="no placement probes around the 2-rank runs")
     p.add_argument("--no-plot", dest="plot", action="store_false",
                    help="skip plot.png")
+    p.add_argument("--wrap", default="",
+                   help="a command each rank and placement probe runs "
+                        "under, e.g. 'chrt -f 10': real-time ranks keep "
+                        "other jobs on the machine off their cores (the "
+                        "kernel's real-time throttle still takes 5 %% of "
+                        "each second); not applied to runs with more "
+                        "ranks than CPUs")
     return p.parse_args()
 
 
@@ -880,6 +894,8 @@ def write_env(path, args, impls, start_load):
         f.write(f"mode: {args.mode} ranks: {args.ranks} cflags: "
                 f"{args.cflags}\n")
         f.write(f"load average at start: {start_load}\n")
+        if args.wrap:
+            f.write(f"wrap: {args.wrap}\n")
         for impl, info in impls.items():
             f.write(f"{impl}: cc={info['cc']} run={info['run']}\n")
 
@@ -948,6 +964,9 @@ def main():
            "above 1 is better for bandwidth, message rate and overlap",
            "- runs column: runs that produced a value, hcmpi/MPICH/Open MPI",
            ""]
+    if args.wrap:
+        out[-1:-1] = [f"- every run of no more ranks than CPUs, and every "
+                      f"placement probe, under `{args.wrap}`"]
     out += [f"- note: {n}" for n in notes] + ([""] if notes else [])
     if args.floor:
         out += floor_table(session)
