@@ -100,7 +100,9 @@ static const char *info_cma_state(void) {
 
 /* A size as a user would write it: 4m, 64k, 100. */
 static void info_size_text(size_t bytes, char *text, size_t len) {
-  if (bytes != 0 && bytes % ((size_t)1 << 20) == 0)
+  if (bytes != 0 && bytes % ((size_t)1 << 30) == 0)
+    snprintf(text, len, "%zug", bytes >> 30);
+  else if (bytes != 0 && bytes % ((size_t)1 << 20) == 0)
     snprintf(text, len, "%zum", bytes >> 20);
   else if (bytes != 0 && bytes % ((size_t)1 << 10) == 0)
     snprintf(text, len, "%zuk", bytes >> 10);

@@ -5,8 +5,9 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "util/cpu_profile.h" /* hc_cpu_family */
+
 #if defined(__x86_64__) && defined(__GNUC__)
-#include <cpuid.h>
 #include <immintrin.h>
 
 /* From here the loop asks for the destination's lines COPY_PREFETCH_AHEAD
@@ -64,16 +65,6 @@ void hc_copy_vector(void *dst, const void *src, size_t len) {
     memmove(dst, src, len);
 }
 
-/* The x86 family number (base plus extended, as cpuid leaf 1 gives them),
- * 0 where unknown. */
-static unsigned copy_cpu_family(void) {
-  unsigned eax, ebx, ecx, edx;
-  if (!__get_cpuid(1, &eax, &ebx, &ecx, &edx))
-    return 0;
-  unsigned family = (eax >> 8) & 0xf;
-  return family == 0xf ? family + ((eax >> 20) & 0xff) : family;
-}
-
 /* Where the loop pays: on AMD family 25 rep movsb's start-up is ~18
  * cycles of a 4 KiB copy (rma19g), and glibc's rep movsb, which it takes
  * from 2112 bytes to 512 KiB, runs at 2-3 GB/s instead of ~50 when the
@@ -100,7 +91,7 @@ static size_t copy_vector_below(void) {
   size_t limit = atomic_load_explicit(&below, memory_order_relaxed);
   if (limit == 1) {
     limit = !__builtin_cpu_is("amd") || !hc_copy_vector_usable() ? 0
-            : copy_cpu_family() >= 26 ? COPY_GLIBC_FROM_ZEN5
+            : hc_cpu_family() >= 26 ? COPY_GLIBC_FROM_ZEN5
                                       : SIZE_MAX;
     atomic_store_explicit(&below, limit, memory_order_relaxed);
   }

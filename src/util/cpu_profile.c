@@ -59,6 +59,30 @@ static const hc_cpu_profile_t cpu_profile_amd = {
     .shm_prefetch_next = 1,
 };
 
+/* AMD family 26 (Zen 5, 2 vCPUs; bench/NOTES.md, "Lead, twenty-sixth
+ * session"), interleaved, ranks real-time (chrt) beside other jobs, near
+ * placement: rendezvous streamed through the cells outran one CMA read at
+ * every size measured, bandwidth (window 64) 4 MiB 42 against 23 GB/s,
+ * 16 MiB 28 against 14, both ways at once 4 / 16 / 64 MiB 42 / 26 / 18
+ * against 19 / 11 / 10, ping-pong 4 / 16 MiB 121 / 877 against 179 / 1279
+ * us; 8 ranks on 2 cores level at 4 MiB, 16 / 13 GB/s at 16 MiB.  Far
+ * apart reads still won (4 / 16 MiB 26 / 19 against 23 / 16 GB/s), which
+ * the far rule keeps from 1 MiB, as a pair waiting for a core keeps the
+ * runq rule.  So near pairs never read; the rest is the amd profile's. */
+static const hc_cpu_profile_t cpu_profile_amd26 = {
+    .name = "amd26",
+    .shm_cma_min = HC_CPU_PROFILE_NEVER,
+    .shm_cma_help_min = (size_t)1 << 20,
+    .coll_shm_stream_min = (size_t)16 << 10,
+    .shm_eager_max = (size_t)16 << 10,
+    .shm_lone_read_min = HC_CPU_PROFILE_NEVER,
+    .shm_far_read_min = (size_t)1 << 20,
+    .shm_far_cell_stream_min = (size_t)4 << 10,
+    .coll_shm_crowded_bcast_read_min = 0,
+    .coll_shm_crowded_yields = 64,
+    .shm_prefetch_next = 1,
+};
+
 /* Measured on an Intel Xeon VM (family 6 model 167, 2 vCPUs; bench/NOTES.md,
  * tune17), interleaved A/B, 2 ranks, quiet: one CMA read is as fast as
  * streaming from the first rendezvous up and twice as fast from 128 KiB
@@ -115,6 +139,8 @@ static const hc_cpu_profile_t cpu_profile_generic = {
 static const hc_cpu_profile_t *cpu_profile_by_name(const char *name) {
   if (strcmp(name, "amd") == 0)
     return &cpu_profile_amd;
+  if (strcmp(name, "amd26") == 0)
+    return &cpu_profile_amd26;
   if (strcmp(name, "intel") == 0)
     return &cpu_profile_intel;
   if (strcmp(name, "generic") == 0)
@@ -122,7 +148,20 @@ static const hc_cpu_profile_t *cpu_profile_by_name(const char *name) {
   return NULL;
 }
 
-/* The cpuid vendor string; an unknown vendor, and any other architecture,
+unsigned hc_cpu_family(void) {
+#if defined(__x86_64__) || defined(__i386__)
+  unsigned eax, ebx, ecx, edx;
+  if (!__get_cpuid(1, &eax, &ebx, &ecx, &edx))
+    return 0;
+  unsigned family = (eax >> 8) & 0xf;
+  return family == 0xf ? family + ((eax >> 20) & 0xff) : family;
+#else
+  return 0;
+#endif
+}
+
+/* The cpuid vendor string (and on AMD the family: 26 and later take the
+ * profile measured on 26); an unknown vendor, and any other architecture,
  * is generic. */
 static const hc_cpu_profile_t *cpu_profile_detect(void) {
 #if defined(__x86_64__) || defined(__i386__)
@@ -136,7 +175,7 @@ static const hc_cpu_profile_t *cpu_profile_detect(void) {
     if (strcmp(vendor, "GenuineIntel") == 0)
       return &cpu_profile_intel;
     if (strcmp(vendor, "AuthenticAMD") == 0)
-      return &cpu_profile_amd;
+      return hc_cpu_family() >= 26 ? &cpu_profile_amd26 : &cpu_profile_amd;
   }
 #endif
   return &cpu_profile_generic;

@@ -54,10 +54,18 @@ typedef struct hc_cpu_profile {
   int shm_prefetch_next;
 } hc_cpu_profile_t;
 
+/* A threshold no message reaches: the profile turns that rule off. */
+#define HC_CPU_PROFILE_NEVER ((size_t)64 << 30)
+
 /* The profile of the processor this process runs on, identified by cpuid
- * (x86: the vendor string); HCMPI_CPU_PROFILE=amd|intel|generic, meant for
- * tests, names one instead.  Never NULL; may be called from any thread. */
+ * (x86: the vendor string, and on AMD the family);
+ * HCMPI_CPU_PROFILE=amd|amd26|intel|generic, meant for tests, names one
+ * instead.  Never NULL; may be called from any thread. */
 const hc_cpu_profile_t *hc_cpu_profile(void);
+
+/* The x86 family number (base plus extended, as cpuid leaf 1 gives them);
+ * 0 where unknown and on other architectures. */
+unsigned hc_cpu_family(void);
 
 /* The default hc_cpu_profile() gives the variable name (one of the
  * thresholds above, whose env table entry reads "auto: ..."): 0 and

@@ -256,7 +256,8 @@ const hc_env_entry_t hc_env_table[] = {
     {"HCMPI_SHM_CMA", "1", "library",
      "0 turns off single-copy CMA; rendezvous then pipelines through the "
      "segment"},
-    {"HCMPI_SHM_CMA_MIN", "auto: 4m; 32k on Intel", "library",
+    {"HCMPI_SHM_CMA_MIN", "auto: 4m; 64g (never) on AMD family 26; 32k on Intel",
+     "library",
      "rendezvous messages of fewer bytes stream through the segment (the "
      "sender's copy into a cell overlapping the receiver's copy out of the "
      "last) instead of one CMA read; 0 reads every one with CMA; the "
@@ -273,7 +274,8 @@ const hc_env_entry_t hc_env_table[] = {
      "from the back), unless either waits for a core "
      "(HCMPI_SHM_STREAM_RUNQ_MAX); 0 never; the default is the processor's "
      "(HCMPI_CPU_PROFILE)"},
-    {"HCMPI_SHM_LONE_READ_MIN", "auto: 4m; 4k on Intel", "library",
+    {"HCMPI_SHM_LONE_READ_MIN",
+     "auto: 4m; 64g (never) on AMD family 26; 4k on Intel", "library",
      "a lone rendezvous between ranks of a node (nothing else in the ring "
      "between them) of at least this many bytes is read with CMA even "
      "below HCMPI_SHM_CMA_MIN, and a lone message below it is sent eager "
@@ -312,15 +314,16 @@ const hc_env_entry_t hc_env_table[] = {
      "that verdict; auto: the ping-pong's "
      "(only on a node of two ranks, not crowded; else near)"},
     {"HCMPI_CPU_PROFILE", "auto", "library",
-     "tests only: amd, intel or generic names the processor profile whose "
+     "tests only: amd, amd26, intel or generic names the processor profile "
+     "whose "
      "defaults the shared-memory thresholds take (HCMPI_SHM_CMA_MIN, "
      "HCMPI_SHM_CMA_HELP_MIN, HCMPI_COLL_SHM_STREAM_MIN, "
      "HCMPI_COLL_SHM_CROWDED_BCAST_READ_MIN, HCMPI_COLL_SHM_CROWDED_YIELDS, "
      "HCMPI_SHM_EAGER_BUSY_MAX, HCMPI_SHM_LONE_READ_MIN, HCMPI_SHM_FAR_READ_MIN, "
      "HCMPI_SHM_FAR_CELL_STREAM_MIN, the eager limit between ranks of a node "
      "while HCMPI_EAGER_LIMIT is unset); unset: "
-     "cpuid's vendor (AMD: amd, Intel: intel, others and non-x86: "
-     "generic)"},
+     "cpuid's vendor and family (AMD: amd, from family 26 amd26; Intel: "
+     "intel; others and non-x86: generic)"},
     {"HCMPI_SHM_POLLABLE", "1", "library",
      "0: beside transports that sleep on descriptors (tcp), shm sleeps on "
      "its futex in 1 ms turns instead of offering a pollable doorbell"},

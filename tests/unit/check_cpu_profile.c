@@ -1,7 +1,8 @@
 /*
- * src/util/cpu_profile: HCMPI_CPU_PROFILE=amd|intel|generic gives each
- * profile's documented thresholds (bench/NOTES.md, tune17), an unset or
- * unknown name gives the profile of the vendor /proc/cpuinfo names, and a
+ * src/util/cpu_profile: HCMPI_CPU_PROFILE=amd|amd26|intel|generic gives
+ * each profile's documented thresholds (bench/NOTES.md, tune17), an unset
+ * or unknown name gives the profile of the vendor and family /proc/cpuinfo
+ * names, and a
  * collective threshold set in the environment wins over every profile
  * (the shm transport's own thresholds: check_shm); the default by
  * variable name (MPI_T, hcmpi_info) is the profile's field.
@@ -42,6 +43,19 @@ START_TEST(test_cpu_profile_amd_keeps_the_values_measured_there) {
 }
 END_TEST
 
+/* AMD family 26 streams every rendezvous of a near pair: no CMA minimum
+ * and no lone read; its far reads and the rest are the amd profile's. */
+START_TEST(test_cpu_profile_amd26_streams_near_pairs) {
+  const hc_cpu_profile_t *p = profile_named("amd26");
+  profile_expect(p, "amd26", HC_CPU_PROFILE_NEVER, 1 * MIB, 16 * KIB,
+                 16 * KIB, 0);
+  ck_assert_uint_eq(p->shm_lone_read_min, HC_CPU_PROFILE_NEVER);
+  size_t bytes = 7;
+  ck_assert_int_eq(hc_cpu_profile_default("HCMPI_SHM_CMA_MIN", &bytes), 0);
+  ck_assert_uint_eq(bytes, HC_CPU_PROFILE_NEVER);
+}
+END_TEST
+
 START_TEST(test_cpu_profile_intel_reads_with_cma_and_copies_cached) {
   profile_expect(profile_named("intel"), "intel", 32 * KIB, 512 * KIB, 0,
                  4 * KIB, 16 * KIB);
@@ -54,22 +68,29 @@ START_TEST(test_cpu_profile_generic_keeps_the_values_shipped_before) {
 }
 END_TEST
 
-/* The profile /proc/cpuinfo's vendor_id calls for (x86; elsewhere, and
- * for other vendors, generic). */
+/* The profile /proc/cpuinfo's vendor_id and cpu family call for (x86;
+ * elsewhere, and for other vendors, generic). */
 static const char *profile_of_cpuinfo(void) {
   const char *expected = "generic";
 #if defined(__x86_64__) || defined(__i386__)
   FILE *f = fopen("/proc/cpuinfo", "r");
   char line[256];
+  int amd = 0;
+  unsigned family = 0;
   while (f != NULL && fgets(line, sizeof line, f) != NULL) {
-    if (strncmp(line, "vendor_id", 9) != 0)
-      continue;
-    if (strstr(line, "GenuineIntel") != NULL)
-      expected = "intel";
-    else if (strstr(line, "AuthenticAMD") != NULL)
-      expected = "amd";
-    break;
+    if (strncmp(line, "vendor_id", 9) == 0) {
+      if (strstr(line, "GenuineIntel") != NULL)
+        expected = "intel";
+      amd = strstr(line, "AuthenticAMD") != NULL;
+    } else if (strncmp(line, "cpu family", 10) == 0) {
+      const char *colon = strchr(line, ':');
+      family = colon != NULL ? (unsigned)strtoul(colon + 1, NULL, 10) : 0;
+      break; /* after vendor_id in every entry */
+    }
   }
+  if (amd)
+    expected = family >= 26 ? "amd26" : "amd";
+  ck_assert_uint_eq(hc_cpu_family(), family);
   if (f != NULL)
     fclose(f);
 #endif
@@ -85,7 +106,7 @@ START_TEST(test_cpu_profile_unset_or_unknown_follows_the_cpu_vendor) {
 END_TEST
 
 START_TEST(test_cpu_profile_gives_the_collective_stream_default) {
-  const char *names[] = {"amd", "intel", "generic"};
+  const char *names[] = {"amd", "amd26", "intel", "generic"};
   unsetenv("HCMPI_COLL_SHM_STREAM_MIN");
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
     const hc_cpu_profile_t *p = profile_named(names[i]);
@@ -104,7 +125,7 @@ START_TEST(test_cpu_profile_lone_read_from_the_eager_limit_on_intel_only) {
   const hc_cpu_profile_t *p = profile_named("intel");
   ck_assert_uint_eq(p->shm_lone_read_min, p->shm_eager_max);
   ck_assert_uint_lt(p->shm_lone_read_min, p->shm_cma_min);
-  const char *names[] = {"amd", "generic"};
+  const char *names[] = {"amd", "amd26", "generic"};
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
     p = profile_named(names[i]);
     ck_assert_uint_eq(p->shm_lone_read_min, p->shm_cma_min);
@@ -117,10 +138,10 @@ END_TEST
  * far rule is off (as large as the profile's CMA minimum), so no placement
  * probe runs. */
 START_TEST(test_cpu_profile_far_reads_on_amd_only) {
-  const char *names[] = {"amd", "intel", "generic"};
+  const char *names[] = {"amd", "amd26", "intel", "generic"};
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
     const hc_cpu_profile_t *p = profile_named(names[i]);
-    int amd = strcmp(names[i], "amd") == 0;
+    int amd = strncmp(names[i], "amd", 3) == 0;
     ck_assert_msg(amd ? p->shm_far_read_min == p->shm_cma_help_min &&
                             p->shm_far_read_min < p->shm_cma_min
                       : p->shm_far_read_min == p->shm_cma_min,
@@ -134,10 +155,10 @@ END_TEST
  * (from 4 KiB: bench/NOTES.md, nt29); elsewhere never, so there the
  * placement probe runs for the far reads alone. */
 START_TEST(test_cpu_profile_far_cell_stream_on_amd_only) {
-  const char *names[] = {"amd", "intel", "generic"};
+  const char *names[] = {"amd", "amd26", "intel", "generic"};
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
     const hc_cpu_profile_t *p = profile_named(names[i]);
-    size_t want = strcmp(names[i], "amd") == 0 ? (size_t)4 << 10 : 0;
+    size_t want = strncmp(names[i], "amd", 3) == 0 ? (size_t)4 << 10 : 0;
     ck_assert_msg(p->shm_far_cell_stream_min == want,
                   "%s: far_cell_stream_min %zu, want %zu", names[i],
                   p->shm_far_cell_stream_min, want);
@@ -149,8 +170,8 @@ END_TEST
  * generic read from HCMPI_COLL_SHM_BCAST_READ_MIN's default, as before;
  * the tuning takes the profile's value unless the variable is set. */
 START_TEST(test_cpu_profile_crowded_bcast_reads_off_on_amd_only) {
-  const char *names[] = {"amd", "intel", "generic"};
-  const size_t want[] = {0, 64 * KIB, 64 * KIB};
+  const char *names[] = {"amd", "amd26", "intel", "generic"};
+  const size_t want[] = {0, 0, 64 * KIB, 64 * KIB};
   unsetenv("HCMPI_COLL_SHM_CROWDED_BCAST_READ_MIN");
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
     const hc_cpu_profile_t *p = profile_named(names[i]);
@@ -174,8 +195,8 @@ END_TEST
  * no rank they wait for shares their CPU; Intel and generic keep the
  * engine's spin (0); a setting wins, 0 included. */
 START_TEST(test_cpu_profile_crowded_yields_bounded_on_amd_only) {
-  const char *names[] = {"amd", "intel", "generic"};
-  const size_t want[] = {64, 0, 0};
+  const char *names[] = {"amd", "amd26", "intel", "generic"};
+  const size_t want[] = {64, 64, 0, 0};
   unsetenv("HCMPI_COLL_SHM_CROWDED_YIELDS");
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
     ck_assert_uint_eq(profile_named(names[i])->coll_shm_crowded_yields,
@@ -194,6 +215,7 @@ END_TEST
  * writing (amdp2p23); Intel and unmeasured machines do not. */
 START_TEST(test_cpu_profile_send_prefetch_on_amd_only) {
   ck_assert_int_eq(profile_named("amd")->shm_prefetch_next, 1);
+  ck_assert_int_eq(profile_named("amd26")->shm_prefetch_next, 1);
   ck_assert_int_eq(profile_named("intel")->shm_prefetch_next, 0);
   ck_assert_int_eq(profile_named("generic")->shm_prefetch_next, 0);
 }
@@ -248,6 +270,7 @@ static Suite *cpu_profile_suite(void) {
   Suite *s = suite_create("cpu_profile");
   TCase *tc = tcase_create("cpu_profile");
   tcase_add_test(tc, test_cpu_profile_amd_keeps_the_values_measured_there);
+  tcase_add_test(tc, test_cpu_profile_amd26_streams_near_pairs);
   tcase_add_test(tc, test_cpu_profile_intel_reads_with_cma_and_copies_cached);
   tcase_add_test(tc, test_cpu_profile_generic_keeps_the_values_shipped_before);
   tcase_add_test(tc,
