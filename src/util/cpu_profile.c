@@ -66,9 +66,10 @@ static const hc_cpu_profile_t cpu_profile_amd = {
  * 16 MiB 28 against 14, both ways at once 4 / 16 / 64 MiB 42 / 26 / 18
  * against 19 / 11 / 10, ping-pong 4 / 16 MiB 121 / 877 against 179 / 1279
  * us; 8 ranks on 2 cores level at 4 MiB, 16 / 13 GB/s at 16 MiB.  Far
- * apart reads still won (4 / 16 MiB 26 / 19 against 23 / 16 GB/s), which
- * the far rule keeps from 1 MiB, as a pair waiting for a core keeps the
- * runq rule.  So near pairs never read; the rest is the amd profile's. */
+ * apart the runs were too few to choose (reads 4 / 16 MiB 26 / 19 GB/s in
+ * three, streaming 25 / 23 in one), so far pairs keep the amd profile's
+ * reads from 1 MiB, as a pair waiting for a core keeps the runq rule.
+ * So near pairs never read; the rest is the amd profile's. */
 static const hc_cpu_profile_t cpu_profile_amd26 = {
     .name = "amd26",
     .shm_cma_min = HC_CPU_PROFILE_NEVER,
