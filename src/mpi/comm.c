@@ -577,19 +577,26 @@ int PMPI_Comm_set_name(MPI_Comm comm, const char *comm_name) {
 }
 HC_WEAK_ALIAS(MPI_Comm_set_name, PMPI_Comm_set_name);
 
+/* MPI-4.1 lets MPI_COMM_NULL be asked its name (Annex B.1.2, item 18),
+ * not given one. */
 int PMPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen) {
   static const char fn[] = "MPI_Comm_get_name";
   hc_mpi_comm_t *c = NULL;
-  int rc = hc_mpi_comm_enter(fn, comm, &c);
+  int rc = comm == MPI_COMM_NULL ? hc_mpi_check_ready(fn)
+                                 : hc_mpi_comm_enter(fn, comm, &c);
   if (rc == MPI_SUCCESS)
     rc = hc_mpi_check_ptr(fn, c, comm_name, "comm_name");
   if (rc == MPI_SUCCESS)
     rc = hc_mpi_check_ptr(fn, c, resultlen, "resultlen");
   if (rc != MPI_SUCCESS)
     return rc;
-  hc_lock(&comm_lock);
-  memcpy(comm_name, c->name, sizeof c->name);
-  hc_unlock(&comm_lock);
+  if (c == NULL) {
+    snprintf(comm_name, MPI_MAX_OBJECT_NAME, "MPI_COMM_NULL");
+  } else {
+    hc_lock(&comm_lock);
+    memcpy(comm_name, c->name, sizeof c->name);
+    hc_unlock(&comm_lock);
+  }
   *resultlen = (int)strlen(comm_name);
   return MPI_SUCCESS;
 }

@@ -18,6 +18,9 @@
  *   MPI_Comm_set_errhandler and MPI_Errhandler_free, a communicator's
  *   handler to MPI_File_set_errhandler (through the standard ABI too,
  *   where its value differs).
+ * - MPI_Comm_get_name, MPI_Type_get_name and MPI_Win_get_name of the null
+ *   handles give "MPI_COMM_NULL", "MPI_DATATYPE_NULL" and "MPI_WIN_NULL";
+ *   naming a null handle is still MPI_ERR_COMM, _TYPE, _WIN.
  * - MPI_Status_set_elements_c (MPI-4.0's, which MPICH exports from 4.1 on):
  *   3e9 MPI_INTs read back exactly through MPI_Get_elements_c and
  *   MPI_Get_count_c, as 7.5e8 whole elements of four ints, and as
@@ -131,6 +134,37 @@ static void ml_status_set_elements_c(void)
     rc = MPI_Status_set_elements_c(MPI_STATUS_IGNORE, MPI_INT, 5);
     CHECK(mt_class(rc) == MPI_ERR_ARG, "MPI_STATUS_IGNORE: %s", mt_errstr(rc));
     MPI_Type_free(&four_ints);
+}
+
+static void ml_null_name(const char *what, int rc, const char *name, int len,
+                         const char *want)
+{
+    CHECK(rc == MPI_SUCCESS, "%s: %s", what, mt_errstr(rc));
+    CHECK(rc != MPI_SUCCESS || (strcmp(name, want) == 0 && len == (int)strlen(want)),
+          "%s: name \"%s\" (length %d), want %s", what, name, len, want);
+}
+
+static void ml_null_names(void)
+{
+    char name[MPI_MAX_OBJECT_NAME];
+    int len = -1;
+    name[0] = '\0';
+    int rc = MPI_Comm_get_name(MPI_COMM_NULL, name, &len);
+    ml_null_name("MPI_Comm_get_name", rc, name, len, "MPI_COMM_NULL");
+    name[0] = '\0';
+    rc = MPI_Type_get_name(MPI_DATATYPE_NULL, name, &len);
+    ml_null_name("MPI_Type_get_name", rc, name, len, "MPI_DATATYPE_NULL");
+    name[0] = '\0';
+    rc = MPI_Win_get_name(MPI_WIN_NULL, name, &len);
+    ml_null_name("MPI_Win_get_name", rc, name, len, "MPI_WIN_NULL");
+    rc = MPI_Comm_set_name(MPI_COMM_NULL, "x");
+    CHECK(mt_class(rc) == MPI_ERR_COMM, "Comm_set_name(NULL): %s", mt_errstr(rc));
+    rc = MPI_Type_set_name(MPI_DATATYPE_NULL, "x");
+    CHECK(mt_class(rc) == MPI_ERR_TYPE, "Type_set_name(NULL): %s", mt_errstr(rc));
+    rc = MPI_Win_set_name(MPI_WIN_NULL, "x");
+    CHECK(mt_class(rc) == MPI_ERR_WIN, "Win_set_name(NULL): %s", mt_errstr(rc));
+    rc = MPI_Comm_get_name(MPI_COMM_NULL, NULL, &len);
+    CHECK(mt_class(rc) == MPI_ERR_ARG, "Comm_get_name(NULL, NULL name): %s", mt_errstr(rc));
 }
 
 static void ml_remove_errors(void)
@@ -271,6 +305,7 @@ int main(int argc, char **argv)
     ml_version();
     ml_status_fields();
     ml_status_set_elements_c();
+    ml_null_names();
     ml_remove_errors();
     ml_hw_info();
     ml_value_index();
