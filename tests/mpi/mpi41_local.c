@@ -21,6 +21,10 @@
  * - MPI_Comm_get_name, MPI_Type_get_name and MPI_Win_get_name of the null
  *   handles give "MPI_COMM_NULL", "MPI_DATATYPE_NULL" and "MPI_WIN_NULL";
  *   naming a null handle is still MPI_ERR_COMM, _TYPE, _WIN.
+ * - MPI_Comm_split_type(MPI_COMM_TYPE_RESOURCE_GUIDED) with
+ *   mpi_hw_resource_type=mpi_shared_memory gives the node, as
+ *   MPI_COMM_TYPE_SHARED does; a resource type hcmpi does not know and no
+ *   info give MPI_COMM_NULL; a process set name is accepted.
  * - MPI_Status_set_elements_c (MPI-4.0's, which MPICH exports from 4.1 on):
  *   3e9 MPI_INTs read back exactly through MPI_Get_elements_c and
  *   MPI_Get_count_c, as 7.5e8 whole elements of four ints, and as
@@ -167,6 +171,46 @@ static void ml_null_names(void)
     CHECK(mt_class(rc) == MPI_ERR_ARG, "Comm_get_name(NULL, NULL name): %s", mt_errstr(rc));
 }
 
+static MPI_Comm ml_split_guided(const char *key, const char *value)
+{
+    MPI_Info info = MPI_INFO_NULL;
+    if (key != NULL) {
+        MPI_Info_create(&info);
+        MPI_Info_set(info, key, value);
+    }
+    MPI_Comm comm = MPI_COMM_NULL;
+    int rc = MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_RESOURCE_GUIDED, 0, info, &comm);
+    CHECK(rc == MPI_SUCCESS, "RESOURCE_GUIDED with %s=%s: %s", key ? key : "(no info)",
+          value ? value : "", mt_errstr(rc));
+    if (info != MPI_INFO_NULL)
+        MPI_Info_free(&info);
+    return comm;
+}
+
+static void ml_resource_guided(void)
+{
+    MPI_Comm node, shared;
+    node = ml_split_guided("mpi_hw_resource_type", "mpi_shared_memory");
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &shared);
+    CHECK(node != MPI_COMM_NULL, "mpi_shared_memory gave MPI_COMM_NULL");
+    int result = MPI_UNEQUAL;
+    if (node != MPI_COMM_NULL) {
+        MPI_Comm_compare(node, shared, &result);
+        MPI_Comm_free(&node);
+    }
+    CHECK(result == MPI_CONGRUENT, "RESOURCE_GUIDED's node and SHARED's compare %d", result);
+    MPI_Comm_free(&shared);
+    node = ml_split_guided("mpi_hw_resource_type", "hcmpi_no_such_resource");
+    CHECK(node == MPI_COMM_NULL, "an unknown resource type gave a communicator");
+    /* A process set is a resource hcmpi does not split by yet: only the
+     * call's success is checked. */
+    node = ml_split_guided("mpi_pset_name", "mpi://WORLD");
+    if (node != MPI_COMM_NULL)
+        MPI_Comm_free(&node);
+    node = ml_split_guided(NULL, NULL);
+    CHECK(node == MPI_COMM_NULL, "no info gave a communicator");
+}
+
 static void ml_remove_errors(void)
 {
     int cls = 0, code = 0, rc;
@@ -306,6 +350,7 @@ int main(int argc, char **argv)
     ml_status_fields();
     ml_status_set_elements_c();
     ml_null_names();
+    ml_resource_guided();
     ml_remove_errors();
     ml_hw_info();
     ml_value_index();
