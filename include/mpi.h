@@ -298,10 +298,15 @@ extern int *const MPI_WEIGHTS_EMPTY;
 #define MPI_SIMILAR 2
 #define MPI_UNEQUAL 3
 
-/* MPI_Comm_split_type split types. */
+/* MPI_Comm_split_type split types.  MPI-4.1's RESOURCE_GUIDED has MPICH
+ * 4.2's value, 4, which MPICH 4.0 and 4.1 gave MPIX_COMM_TYPE_NEIGHBORHOOD
+ * (MPICH 4.2 moved it to 5).  Both binaries run on hcmpi: 5 is the
+ * neighborhood, and 4 is too when the info names its hint
+ * (nbhd_common_dirname), else RESOURCE_GUIDED. */
 #define MPI_COMM_TYPE_SHARED 1
 #define MPI_COMM_TYPE_HW_GUIDED 2
 #define MPI_COMM_TYPE_HW_UNGUIDED 3
+#define MPI_COMM_TYPE_RESOURCE_GUIDED 4
 #define MPIX_COMM_TYPE_NEIGHBORHOOD 4
 
 /* MPI_Topo_test results. */
@@ -925,6 +930,10 @@ int PMPI_Status_set_elements(MPI_Status *status, MPI_Datatype datatype,
 int MPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype,
                               MPI_Count count);
 int PMPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype,
+                               MPI_Count count);
+int MPI_Status_set_elements_c(MPI_Status *status, MPI_Datatype datatype,
+                              MPI_Count count);
+int PMPI_Status_set_elements_c(MPI_Status *status, MPI_Datatype datatype,
                                MPI_Count count);
 int MPI_Grequest_start(MPI_Grequest_query_function *query_fn,
                        MPI_Grequest_free_function *free_fn,

@@ -4,7 +4,7 @@
  * back; MPI_x is a weak alias. */
 #include "abi/abi_impl.h"
 
-const char *const hc_mpich_call_names[633] = {
+const char *const hc_mpich_call_names[634] = {
   "PMPI_Init",
   "PMPI_Init_thread",
   "PMPI_Initialized",
@@ -87,6 +87,7 @@ const char *const hc_mpich_call_names[633] = {
   "PMPI_Status_set_cancelled",
   "PMPI_Status_set_elements",
   "PMPI_Status_set_elements_x",
+  "PMPI_Status_set_elements_c",
   "PMPI_Grequest_start",
   "PMPI_Grequest_complete",
   "PMPI_Barrier",
@@ -1512,6 +1513,15 @@ int PMPI_Status_set_elements_x(MPI_Status * status, MPI_Datatype datatype, MPI_C
   return hc_abi_err_out(rc);
 }
 HC_WEAK_ALIAS(MPI_Status_set_elements_x, PMPI_Status_set_elements_x);
+
+int PMPI_Status_set_elements_c(MPI_Status * status, MPI_Datatype datatype, MPI_Count count)
+{
+  hc_mpich_status_t status_m = {0};
+  int rc = hc_mpich.Status_set_elements_c(hc_abi_status_in(status, &status_m), hc_abi_type_in(datatype), count);
+  hc_abi_status_out(status, &status_m);
+  return hc_abi_err_out(rc);
+}
+HC_WEAK_ALIAS(MPI_Status_set_elements_c, PMPI_Status_set_elements_c);
 
 int PMPI_Grequest_complete(MPI_Request request)
 {

@@ -90,6 +90,7 @@ struct hc_mpich_calls {
   int (*Status_set_cancelled)(hc_mpich_status_t *, int);
   int (*Status_set_elements)(hc_mpich_status_t *, int, int);
   int (*Status_set_elements_x)(hc_mpich_status_t *, int, MPI_Count);
+  int (*Status_set_elements_c)(hc_mpich_status_t *, int, MPI_Count);
   int (*Grequest_start)(hc_abi_any_fn, hc_abi_any_fn, hc_abi_any_fn, void *, int *);
   int (*Grequest_complete)(int);
   int (*Barrier)(int);
@@ -644,7 +645,7 @@ struct hc_mpich_calls {
 };
 
 /* The names, in the order of the members. */
-extern const char *const hc_mpich_call_names[633];
+extern const char *const hc_mpich_call_names[634];
 extern struct hc_mpich_calls hc_mpich;
 
 #endif

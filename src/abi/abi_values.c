@@ -136,7 +136,7 @@ const struct hc_abi_pair hc_abi_split_pairs[] = {
   {MPI_COMM_TYPE_SHARED, 1},
   {MPI_COMM_TYPE_HW_UNGUIDED, 3},
   {MPI_COMM_TYPE_HW_GUIDED, 2},
-  {MPI_COMM_TYPE_RESOURCE_GUIDED, HC_ABI_NO_VALUE},
+  {MPI_COMM_TYPE_RESOURCE_GUIDED, 4},
 };
 const int hc_abi_split_npairs = 4;
 

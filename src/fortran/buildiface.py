@@ -329,7 +329,8 @@ def parse_arg(call, arg):
         if call in ('Get_count', 'Get_elements', 'Get_elements_x',
                     'Get_count_c', 'Get_elements_c',
                     'Test_cancelled', 'Status_set_elements',
-                    'Status_set_elements_x', 'Status_set_cancelled'):
+                    'Status_set_elements_x', 'Status_set_elements_c',
+                    'Status_set_cancelled'):
             return name, 'stin'
         return name, 'st'
     if ctype == 'MPI_Status' and arr:

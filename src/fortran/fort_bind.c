@@ -13791,6 +13791,24 @@ void pmpi_status_set_elements_(MPI_Fint *status, MPI_Fint *datatype,
 #pragma weak mpi_status_set_elements_f08_ = pmpi_status_set_elements_
 #pragma weak pmpir_status_set_elements_f08_ = pmpi_status_set_elements_
 
+void pmpi_status_set_elements_c_(MPI_Fint *status, MPI_Fint *datatype,
+                                 MPI_Count *count, MPI_Fint *ierr) {
+  int rc = MPI_Status_set_elements_c((MPI_Status *)status, *datatype, *count);
+  hc_f_err(ierr, rc);
+}
+#pragma weak mpi_status_set_elements_c_ = pmpi_status_set_elements_c_
+#pragma weak mpi_status_set_elements_c = pmpi_status_set_elements_c_
+#pragma weak mpi_status_set_elements_c__ = pmpi_status_set_elements_c_
+#pragma weak MPI_STATUS_SET_ELEMENTS_C = pmpi_status_set_elements_c_
+#pragma weak pmpi_status_set_elements_c = pmpi_status_set_elements_c_
+#pragma weak pmpi_status_set_elements_c__ = pmpi_status_set_elements_c_
+#pragma weak PMPI_STATUS_SET_ELEMENTS_C = pmpi_status_set_elements_c_
+#pragma weak pmpi_status_set_elements_f08_large_ = pmpi_status_set_elements_c_
+#pragma weak mpi_status_set_elements_f08_large_ = pmpi_status_set_elements_c_
+#pragma weak pmpir_status_set_elements_f08_large_ = pmpi_status_set_elements_c_
+#pragma weak mpi_status_set_elements_c_f08_ = pmpi_status_set_elements_c_
+#pragma weak pmpir_status_set_elements_c_f08_ = pmpi_status_set_elements_c_
+
 void pmpi_status_set_elements_x_(MPI_Fint *status, MPI_Fint *datatype,
                                  MPI_Count *count, MPI_Fint *ierr) {
   int rc = MPI_Status_set_elements_x((MPI_Status *)status, *datatype, *count);

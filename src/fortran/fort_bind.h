@@ -2392,6 +2392,8 @@ void pmpi_status_set_cancelled_(MPI_Fint *status, MPI_Fint *flag,
                                 MPI_Fint *ierr);
 void pmpi_status_set_elements_(MPI_Fint *status, MPI_Fint *datatype,
                                MPI_Fint *count, MPI_Fint *ierr);
+void pmpi_status_set_elements_c_(MPI_Fint *status, MPI_Fint *datatype,
+                                 MPI_Count *count, MPI_Fint *ierr);
 void pmpi_status_set_elements_x_(MPI_Fint *status, MPI_Fint *datatype,
                                  MPI_Count *count, MPI_Fint *ierr);
 void pmpi_status_set_error_(MPI_Fint *status, MPI_Fint *error, MPI_Fint *ierr);

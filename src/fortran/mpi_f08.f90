@@ -50,7 +50,10 @@ module mpi_f08
     integer(c_int) :: MPI_ERROR
   end type
 
+  ! An INTEGER status (MPI_Status_f082f) and the indices of its words, as
+  ! in mpif.h; the components of TYPE(MPI_Status) share the names.
   integer, parameter :: MPI_STATUS_SIZE = 5
+  integer, parameter :: MPI_SOURCE = 3, MPI_TAG = 4, MPI_ERROR = 5
   integer, parameter :: MPI_ADDRESS_KIND = 8, MPI_OFFSET_KIND = 8
   integer, parameter :: MPI_COUNT_KIND = 8, MPI_INTEGER_KIND = 4
   include 'mpi_f08_consts.f90'

@@ -52,6 +52,7 @@ type(MPI_Comm), parameter :: MPI_COMM_NULL = MPI_Comm(67108864)
 type(MPI_Comm), parameter :: MPI_COMM_SELF = MPI_Comm(1140850689)
 integer, parameter :: MPI_COMM_TYPE_HW_GUIDED = 2
 integer, parameter :: MPI_COMM_TYPE_HW_UNGUIDED = 3
+integer, parameter :: MPI_COMM_TYPE_RESOURCE_GUIDED = 4
 integer, parameter :: MPI_COMM_TYPE_SHARED = 1
 type(MPI_Comm), parameter :: MPI_COMM_WORLD = MPI_Comm(1140850688)
 type(MPI_Datatype), parameter :: MPI_COMPLEX = MPI_Datatype(1275070494)

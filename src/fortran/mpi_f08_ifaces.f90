@@ -1509,14 +1509,6 @@ subroutine MPI_Status_set_cancelled(status, flag, ierror)
   logical :: flag
   integer, optional :: ierror
 end subroutine
-subroutine MPI_Status_set_elements(status, datatype, count, ierror)
-  import
-  implicit none
-  type(MPI_Status) :: status
-  type(MPI_Datatype) :: datatype
-  integer :: count
-  integer, optional :: ierror
-end subroutine
 subroutine MPI_Status_set_elements_x(status, datatype, count, ierror)
   import
   implicit none
@@ -6228,6 +6220,24 @@ end interface
 interface MPI_Ssend_init_c
 procedure :: MPI_Ssend_init_f08ts_large
 end interface
+interface MPI_Status_set_elements
+subroutine MPI_Status_set_elements(status, datatype, count, ierror)
+  import
+  implicit none
+  type(MPI_Status) :: status
+  type(MPI_Datatype) :: datatype
+  integer :: count
+  integer, optional :: ierror
+end subroutine
+subroutine MPI_Status_set_elements_c(status, datatype, count, ierror)
+  import
+  implicit none
+  type(MPI_Status) :: status
+  type(MPI_Datatype) :: datatype
+  integer(kind=8) :: count
+  integer, optional :: ierror
+end subroutine
+end interface
 interface MPI_Type_contiguous
 subroutine MPI_Type_contiguous(count, oldtype, newtype, ierror)
   import
@@ -8375,14 +8385,6 @@ subroutine PMPI_Status_set_cancelled(status, flag, ierror)
   implicit none
   type(MPI_Status) :: status
   logical :: flag
-  integer, optional :: ierror
-end subroutine
-subroutine PMPI_Status_set_elements(status, datatype, count, ierror)
-  import
-  implicit none
-  type(MPI_Status) :: status
-  type(MPI_Datatype) :: datatype
-  integer :: count
   integer, optional :: ierror
 end subroutine
 subroutine PMPI_Status_set_elements_x(status, datatype, count, ierror)
@@ -13096,6 +13098,24 @@ end subroutine
 end interface
 interface PMPI_Ssend_init_c
 procedure :: PMPI_Ssend_init_f08ts_large
+end interface
+interface PMPI_Status_set_elements
+subroutine PMPI_Status_set_elements(status, datatype, count, ierror)
+  import
+  implicit none
+  type(MPI_Status) :: status
+  type(MPI_Datatype) :: datatype
+  integer :: count
+  integer, optional :: ierror
+end subroutine
+subroutine PMPI_Status_set_elements_c(status, datatype, count, ierror)
+  import
+  implicit none
+  type(MPI_Status) :: status
+  type(MPI_Datatype) :: datatype
+  integer(kind=8) :: count
+  integer, optional :: ierror
+end subroutine
 end interface
 interface PMPI_Type_contiguous
 subroutine PMPI_Type_contiguous(count, oldtype, newtype, ierror)

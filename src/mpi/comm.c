@@ -501,9 +501,10 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag,
 HC_WEAK_ALIAS(MPI_Comm_create_group, PMPI_Comm_create_group);
 
 /* Whether this rank joins a node-wide split for split_type.  Every memory
- * "hardware" level we know is the node.  HW_GUIDED joins only for
- * mpi_hw_resource_type=mpi_shared_memory, HW_UNGUIDED never (the standard
- * allows MPI_COMM_NULL when no finer level exists). */
+ * "hardware" level we know is the node.  HW_GUIDED and RESOURCE_GUIDED join
+ * only for mpi_hw_resource_type=mpi_shared_memory (RESOURCE_GUIDED's other
+ * key, mpi_pset_name, names no resource hcmpi splits by), HW_UNGUIDED never
+ * (the standard allows MPI_COMM_NULL when no finer level exists). */
 static int comm_split_join(const char *fn, hc_mpi_comm_t *c, int split_type,
                            MPI_Info info, int *join) {
   hc_mpi_info_t *hints = NULL;
@@ -518,7 +519,8 @@ static int comm_split_join(const char *fn, hc_mpi_comm_t *c, int split_type,
   case MPI_COMM_TYPE_SHARED:
     *join = 1;
     return MPI_SUCCESS;
-  case MPI_COMM_TYPE_HW_GUIDED: {
+  case MPI_COMM_TYPE_HW_GUIDED:
+  case MPI_COMM_TYPE_RESOURCE_GUIDED: {
     char value[64];
     int flag = 0;
     if (hints)
@@ -533,13 +535,30 @@ static int comm_split_join(const char *fn, hc_mpi_comm_t *c, int split_type,
   }
 }
 
+/* MPIX_COMM_TYPE_NEIGHBORHOOD as MPICH 4.2 and later number it. */
+#define COMM_TYPE_NEIGHBORHOOD_MPICH42 5
+
+/* Whether split_type asks for MPICH's neighborhood split: 5, or 4 (also
+ * MPI_COMM_TYPE_RESOURCE_GUIDED, see mpi.h) with the neighborhood's hint,
+ * which a resource-guided split never reads. */
+static int comm_split_is_neighborhood(int split_type, MPI_Info info) {
+  if (split_type == COMM_TYPE_NEIGHBORHOOD_MPICH42)
+    return 1;
+  if (split_type != MPIX_COMM_TYPE_NEIGHBORHOOD || info == MPI_INFO_NULL ||
+      hc_mpi_info_get(info) == NULL)
+    return 0;
+  int len = 0, flag = 0;
+  PMPI_Info_get_valuelen(info, "nbhd_common_dirname", &len, &flag);
+  return flag;
+}
+
 int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
                          MPI_Comm *newcomm) {
   static const char fn[] = "MPI_Comm_split_type";
   hc_mpi_comm_t *c = NULL;
   int join = 0;
   int rc = comm_enter_build(fn, comm, newcomm, &c);
-  if (rc == MPI_SUCCESS && split_type == MPIX_COMM_TYPE_NEIGHBORHOOD) {
+  if (rc == MPI_SUCCESS && comm_split_is_neighborhood(split_type, info)) {
     if (info != MPI_INFO_NULL && !hc_mpi_info_get(info))
       return hc_mpi_raise(c, fn, MPI_ERR_INFO, "invalid info 0x%x",
                           (unsigned)info);
@@ -577,19 +596,26 @@ int PMPI_Comm_set_name(MPI_Comm comm, const char *comm_name) {
 }
 HC_WEAK_ALIAS(MPI_Comm_set_name, PMPI_Comm_set_name);
 
+/* MPI-4.1 lets MPI_COMM_NULL be asked its name (Annex B.1.2, item 18),
+ * not given one. */
 int PMPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen) {
   static const char fn[] = "MPI_Comm_get_name";
   hc_mpi_comm_t *c = NULL;
-  int rc = hc_mpi_comm_enter(fn, comm, &c);
+  int rc = comm == MPI_COMM_NULL ? hc_mpi_check_ready(fn)
+                                 : hc_mpi_comm_enter(fn, comm, &c);
   if (rc == MPI_SUCCESS)
     rc = hc_mpi_check_ptr(fn, c, comm_name, "comm_name");
   if (rc == MPI_SUCCESS)
     rc = hc_mpi_check_ptr(fn, c, resultlen, "resultlen");
   if (rc != MPI_SUCCESS)
     return rc;
-  hc_lock(&comm_lock);
-  memcpy(comm_name, c->name, sizeof c->name);
-  hc_unlock(&comm_lock);
+  if (c == NULL) {
+    snprintf(comm_name, MPI_MAX_OBJECT_NAME, "MPI_COMM_NULL");
+  } else {
+    hc_lock(&comm_lock);
+    memcpy(comm_name, c->name, sizeof c->name);
+    hc_unlock(&comm_lock);
+  }
   *resultlen = (int)strlen(comm_name);
   return MPI_SUCCESS;
 }

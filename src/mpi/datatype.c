@@ -737,17 +737,25 @@ HC_WEAK_ALIAS(MPI_Type_get_contents_c, PMPI_Type_get_contents_c);
 
 /* ---- names -------------------------------------------------------------- */
 
+/* MPI-4.1 lets MPI_DATATYPE_NULL be asked its name (Annex B.1.2, item 18),
+ * not given one. */
 int PMPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen) {
   static const char fn[] = "MPI_Type_get_name";
   const hc_mpi_type_t *t = NULL;
-  int rc = type_lookup(fn, datatype, type_name, &t);
+  int rc = datatype == MPI_DATATYPE_NULL
+               ? hc_mpi_check_ptr(fn, NULL, type_name, "type_name")
+               : type_lookup(fn, datatype, type_name, &t);
   if (rc == MPI_SUCCESS)
     rc = hc_mpi_check_ptr(fn, NULL, resultlen, "resultlen");
   if (rc != MPI_SUCCESS)
     return rc;
-  hc_lock(&type_ref_lock);
-  snprintf(type_name, MPI_MAX_OBJECT_NAME, "%s", t->name);
-  hc_unlock(&type_ref_lock);
+  if (t == NULL) {
+    snprintf(type_name, MPI_MAX_OBJECT_NAME, "MPI_DATATYPE_NULL");
+  } else {
+    hc_lock(&type_ref_lock);
+    snprintf(type_name, MPI_MAX_OBJECT_NAME, "%s", t->name);
+    hc_unlock(&type_ref_lock);
+  }
   *resultlen = (int)strlen(type_name);
   return MPI_SUCCESS;
 }

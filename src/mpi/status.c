@@ -156,9 +156,10 @@ int PMPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype,
 }
 HC_WEAK_ALIAS(MPI_Get_elements, PMPI_Get_elements);
 
-int PMPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype,
-                               MPI_Count count) {
-  static const char fn[] = "MPI_Status_set_elements_x";
+/* The three forms differ in the width of count only; fn names the one
+ * called in an error report. */
+static int status_set_elements(const char *fn, MPI_Status *status,
+                               MPI_Datatype datatype, MPI_Count count) {
   const hc_mpi_type_t *t = NULL;
   int rc = status_args(fn, status, datatype, status, &t);
   if (rc != MPI_SUCCESS)
@@ -169,11 +170,25 @@ int PMPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype,
   hc_mpi_status_set_bytes(status, hc_mpi_type_bytes_for(t, count));
   return MPI_SUCCESS;
 }
+
+int PMPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype,
+                               MPI_Count count) {
+  return status_set_elements("MPI_Status_set_elements_x", status, datatype,
+                             count);
+}
 HC_WEAK_ALIAS(MPI_Status_set_elements_x, PMPI_Status_set_elements_x);
+
+int PMPI_Status_set_elements_c(MPI_Status *status, MPI_Datatype datatype,
+                               MPI_Count count) {
+  return status_set_elements("MPI_Status_set_elements_c", status, datatype,
+                             count);
+}
+HC_WEAK_ALIAS(MPI_Status_set_elements_c, PMPI_Status_set_elements_c);
 
 int PMPI_Status_set_elements(MPI_Status *status, MPI_Datatype datatype,
                              int count) {
-  return PMPI_Status_set_elements_x(status, datatype, count);
+  return status_set_elements("MPI_Status_set_elements", status, datatype,
+                             count);
 }
 HC_WEAK_ALIAS(MPI_Status_set_elements, PMPI_Status_set_elements);
 

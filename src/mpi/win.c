@@ -828,17 +828,22 @@ int PMPI_Win_set_name(MPI_Win win, const char *win_name) {
 }
 HC_WEAK_ALIAS(MPI_Win_set_name, PMPI_Win_set_name);
 
+/* MPI-4.1 lets MPI_WIN_NULL be asked its name (Annex B.1.2, item 18), not
+ * given one. */
 int PMPI_Win_get_name(MPI_Win win, char *win_name, int *resultlen) {
   static const char fn[] = "MPI_Win_get_name";
   hc_mpi_win_t *w = NULL;
-  int rc = hc_mpi_win_enter(fn, win, &w);
+  int rc = win == MPI_WIN_NULL ? hc_mpi_check_ready(fn)
+                               : hc_mpi_win_enter(fn, win, &w);
+  hc_mpi_comm_t *errcomm = w != NULL ? w->errcomm : NULL;
   if (rc == MPI_SUCCESS)
-    rc = hc_mpi_check_ptr(fn, w->errcomm, win_name, "win_name");
+    rc = hc_mpi_check_ptr(fn, errcomm, win_name, "win_name");
   if (rc == MPI_SUCCESS)
-    rc = hc_mpi_check_ptr(fn, w->errcomm, resultlen, "resultlen");
+    rc = hc_mpi_check_ptr(fn, errcomm, resultlen, "resultlen");
   if (rc != MPI_SUCCESS)
     return rc;
-  snprintf(win_name, MPI_MAX_OBJECT_NAME, "%s", w->name);
+  snprintf(win_name, MPI_MAX_OBJECT_NAME, "%s",
+           w != NULL ? w->name : "MPI_WIN_NULL");
   *resultlen = (int)strlen(win_name);
   return MPI_SUCCESS;
 }

@@ -3,7 +3,10 @@
 ! with INTEGER(KIND=MPI_COUNT_KIND) counts resolve to the _c specifics
 ! and move what the INTEGER forms move; MPI_Buffer_detach with a count
 ! of that kind gives the attached size back; MPI_Type_get_extent_c keeps
-! its own name.  Exits non-zero on any mismatch.
+! its own name; MPI_Status_set_elements with a count of that kind
+! (MPI_Status_set_elements_c) sets 3e9 elements that MPI_Get_elements
+! reads back in that kind and as MPI_UNDEFINED in an INTEGER.  Exits
+! non-zero on any mismatch.
 program large_f08
   use mpi_f08
   implicit none
@@ -48,6 +51,11 @@ program large_f08
   call MPI_Type_get_extent_c(t, lb, extent)
   if (lb /= 0 .or. extent /= 3000000000_MPI_COUNT_KIND) call fail('MPI_Type_get_extent_c')
   call MPI_Type_free(t)
+  call MPI_Status_set_elements(st, MPI_INTEGER, 3000000000_MPI_COUNT_KIND)
+  call MPI_Get_elements(st, MPI_INTEGER, got)
+  if (got /= 3000000000_MPI_COUNT_KIND) call fail('MPI_Status_set_elements_c')
+  call MPI_Get_elements(st, MPI_INTEGER, n)
+  if (n /= MPI_UNDEFINED) call fail('MPI_Get_elements of 3e9 elements')
   call MPI_Buffer_attach(bbuf, 4096_MPI_COUNT_KIND)
   sz = -1
   call MPI_Buffer_detach(bbuf, sz)

@@ -17,8 +17,22 @@
  *   an invalid errhandler argument: MPI_ERRHANDLER_NULL to
  *   MPI_Comm_set_errhandler and MPI_Errhandler_free, a communicator's
  *   handler to MPI_File_set_errhandler (through the standard ABI too,
- *   where its value differs). */
+ *   where its value differs).
+ * - MPI_Comm_get_name, MPI_Type_get_name and MPI_Win_get_name of the null
+ *   handles give "MPI_COMM_NULL", "MPI_DATATYPE_NULL" and "MPI_WIN_NULL";
+ *   naming a null handle is still MPI_ERR_COMM, _TYPE, _WIN.
+ * - MPI_Comm_split_type(MPI_COMM_TYPE_RESOURCE_GUIDED) with
+ *   mpi_hw_resource_type=mpi_shared_memory gives the node, as
+ *   MPI_COMM_TYPE_SHARED does; a resource type hcmpi does not know and no
+ *   info give MPI_COMM_NULL; a process set name is accepted.
+ * - MPI_Status_set_elements_c (MPI-4.0's, which MPICH exports from 4.1 on):
+ *   3e9 MPI_INTs read back exactly through MPI_Get_elements_c and
+ *   MPI_Get_count_c, as 7.5e8 whole elements of four ints, and as
+ *   MPI_UNDEFINED through the int forms; the source, tag and cancel flag
+ *   stay; a negative count is MPI_ERR_COUNT, MPI_DATATYPE_NULL
+ *   MPI_ERR_TYPE, and neither changes the status. */
 /* mt-needs: MPI-4.1 (built against an older MPICH, e.g. by tests/relink/mpich_suite.sh, it is skipped) */
+#include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -61,6 +75,140 @@ static void ml_status_fields(void)
     CHECK(mt_class(rc) == MPI_ERR_ARG, "MPI_STATUS_IGNORE: %s", mt_errstr(rc));
     rc = MPI_Status_set_error(MPI_STATUS_IGNORE, 0);
     CHECK(mt_class(rc) == MPI_ERR_ARG, "MPI_STATUS_IGNORE: %s", mt_errstr(rc));
+}
+
+static void ml_status_set_elements_c(void)
+{
+    const MPI_Count three_billion = 3000000000LL;
+    MPI_Status st;
+    memset(&st, 0, sizeof st);
+    st.MPI_SOURCE = 3;
+    st.MPI_TAG = 44;
+    MPI_Status_set_cancelled(&st, 1);
+    int rc = MPI_Status_set_elements_c(&st, MPI_INT, three_billion);
+    CHECK(rc == MPI_SUCCESS, "set_elements_c: %s", mt_errstr(rc));
+    MPI_Count elements_c = -1, count_c = -1;
+    CHECK(MPI_Get_elements_c(&st, MPI_INT, &elements_c) == MPI_SUCCESS &&
+              elements_c == three_billion,
+          "Get_elements_c %lld", (long long)elements_c);
+    CHECK(MPI_Get_count_c(&st, MPI_INT, &count_c) == MPI_SUCCESS && count_c == three_billion,
+          "Get_count_c %lld", (long long)count_c);
+    int elements = 0, count = 0, cancelled = 0;
+    CHECK(MPI_Get_elements(&st, MPI_INT, &elements) == MPI_SUCCESS &&
+              elements == MPI_UNDEFINED,
+          "Get_elements of 3e9 says %d", elements);
+    CHECK(MPI_Get_count(&st, MPI_INT, &count) == MPI_SUCCESS && count == MPI_UNDEFINED,
+          "Get_count of 3e9 says %d", count);
+    MPI_Test_cancelled(&st, &cancelled);
+    CHECK(st.MPI_SOURCE == 3 && st.MPI_TAG == 44 && cancelled,
+          "source %d tag %d cancelled %d changed", st.MPI_SOURCE, st.MPI_TAG, cancelled);
+
+    /* Basic elements of a derived type: 3e9 ints are 7.5e8 whole
+     * four-int elements, which an int count holds again. */
+    MPI_Datatype four_ints;
+    MPI_Type_contiguous(4, MPI_INT, &four_ints);
+    MPI_Type_commit(&four_ints);
+    CHECK(MPI_Status_set_elements_c(&st, four_ints, three_billion) == MPI_SUCCESS,
+          "set_elements_c of four ints");
+    MPI_Get_elements_c(&st, four_ints, &elements_c);
+    MPI_Get_count_c(&st, four_ints, &count_c);
+    MPI_Get_count(&st, four_ints, &count);
+    CHECK(elements_c == three_billion && count_c == three_billion / 4 &&
+              count == (int)(three_billion / 4),
+          "four ints: elements_c %lld count_c %lld count %d", (long long)elements_c,
+          (long long)count_c, count);
+
+    /* One past INT_MAX: the smallest count the int forms cannot say. */
+    const MPI_Count past_int = (MPI_Count)INT_MAX + 1;
+    MPI_Status_set_elements_c(&st, MPI_BYTE, past_int);
+    MPI_Get_elements_c(&st, MPI_BYTE, &elements_c);
+    MPI_Get_elements(&st, MPI_BYTE, &elements);
+    CHECK(elements_c == past_int && elements == MPI_UNDEFINED,
+          "INT_MAX + 1 bytes: elements_c %lld, elements %d", (long long)elements_c, elements);
+    MPI_Status_set_elements_c(&st, MPI_BYTE, INT_MAX);
+    MPI_Get_elements(&st, MPI_BYTE, &elements);
+    CHECK(elements == INT_MAX, "INT_MAX bytes: elements %d", elements);
+
+    rc = MPI_Status_set_elements_c(&st, MPI_INT, -1);
+    CHECK(mt_class(rc) == MPI_ERR_COUNT, "count -1: %s", mt_errstr(rc));
+    rc = MPI_Status_set_elements_c(&st, MPI_DATATYPE_NULL, 5);
+    CHECK(mt_class(rc) == MPI_ERR_TYPE, "MPI_DATATYPE_NULL: %s", mt_errstr(rc));
+    MPI_Get_elements(&st, MPI_BYTE, &elements);
+    CHECK(elements == INT_MAX, "a refused call changed the status to %d elements", elements);
+    rc = MPI_Status_set_elements_c(MPI_STATUS_IGNORE, MPI_INT, 5);
+    CHECK(mt_class(rc) == MPI_ERR_ARG, "MPI_STATUS_IGNORE: %s", mt_errstr(rc));
+    MPI_Type_free(&four_ints);
+}
+
+static void ml_null_name(const char *what, int rc, const char *name, int len,
+                         const char *want)
+{
+    CHECK(rc == MPI_SUCCESS, "%s: %s", what, mt_errstr(rc));
+    CHECK(rc != MPI_SUCCESS || (strcmp(name, want) == 0 && len == (int)strlen(want)),
+          "%s: name \"%s\" (length %d), want %s", what, name, len, want);
+}
+
+static void ml_null_names(void)
+{
+    char name[MPI_MAX_OBJECT_NAME];
+    int len = -1;
+    name[0] = '\0';
+    int rc = MPI_Comm_get_name(MPI_COMM_NULL, name, &len);
+    ml_null_name("MPI_Comm_get_name", rc, name, len, "MPI_COMM_NULL");
+    name[0] = '\0';
+    rc = MPI_Type_get_name(MPI_DATATYPE_NULL, name, &len);
+    ml_null_name("MPI_Type_get_name", rc, name, len, "MPI_DATATYPE_NULL");
+    name[0] = '\0';
+    rc = MPI_Win_get_name(MPI_WIN_NULL, name, &len);
+    ml_null_name("MPI_Win_get_name", rc, name, len, "MPI_WIN_NULL");
+    rc = MPI_Comm_set_name(MPI_COMM_NULL, "x");
+    CHECK(mt_class(rc) == MPI_ERR_COMM, "Comm_set_name(NULL): %s", mt_errstr(rc));
+    rc = MPI_Type_set_name(MPI_DATATYPE_NULL, "x");
+    CHECK(mt_class(rc) == MPI_ERR_TYPE, "Type_set_name(NULL): %s", mt_errstr(rc));
+    rc = MPI_Win_set_name(MPI_WIN_NULL, "x");
+    CHECK(mt_class(rc) == MPI_ERR_WIN, "Win_set_name(NULL): %s", mt_errstr(rc));
+    rc = MPI_Comm_get_name(MPI_COMM_NULL, NULL, &len);
+    CHECK(mt_class(rc) == MPI_ERR_ARG, "Comm_get_name(NULL, NULL name): %s", mt_errstr(rc));
+}
+
+static MPI_Comm ml_split_guided(const char *key, const char *value)
+{
+    MPI_Info info = MPI_INFO_NULL;
+    if (key != NULL) {
+        MPI_Info_create(&info);
+        MPI_Info_set(info, key, value);
+    }
+    MPI_Comm comm = MPI_COMM_NULL;
+    int rc = MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_RESOURCE_GUIDED, 0, info, &comm);
+    CHECK(rc == MPI_SUCCESS, "RESOURCE_GUIDED with %s=%s: %s", key ? key : "(no info)",
+          value ? value : "", mt_errstr(rc));
+    if (info != MPI_INFO_NULL)
+        MPI_Info_free(&info);
+    return comm;
+}
+
+static void ml_resource_guided(void)
+{
+    MPI_Comm node, shared;
+    node = ml_split_guided("mpi_hw_resource_type", "mpi_shared_memory");
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &shared);
+    CHECK(node != MPI_COMM_NULL, "mpi_shared_memory gave MPI_COMM_NULL");
+    int result = MPI_UNEQUAL;
+    if (node != MPI_COMM_NULL) {
+        MPI_Comm_compare(node, shared, &result);
+        MPI_Comm_free(&node);
+    }
+    CHECK(result == MPI_CONGRUENT, "RESOURCE_GUIDED's node and SHARED's compare %d", result);
+    MPI_Comm_free(&shared);
+    node = ml_split_guided("mpi_hw_resource_type", "hcmpi_no_such_resource");
+    CHECK(node == MPI_COMM_NULL, "an unknown resource type gave a communicator");
+    /* A process set is a resource hcmpi does not split by yet: only the
+     * call's success is checked. */
+    node = ml_split_guided("mpi_pset_name", "mpi://WORLD");
+    if (node != MPI_COMM_NULL)
+        MPI_Comm_free(&node);
+    node = ml_split_guided(NULL, NULL);
+    CHECK(node == MPI_COMM_NULL, "no info gave a communicator");
 }
 
 static void ml_remove_errors(void)
@@ -200,6 +348,9 @@ int main(int argc, char **argv)
     MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
     ml_version();
     ml_status_fields();
+    ml_status_set_elements_c();
+    ml_null_names();
+    ml_resource_guided();
     ml_remove_errors();
     ml_hw_info();
     ml_value_index();

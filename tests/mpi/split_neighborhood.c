@@ -3,7 +3,8 @@
  * communicator, ordered by key.
  *
  *   split_neighborhood DIR same    every rank reaches DIR: one communicator
- *                                  of all, in key order; mismatched,
+ *                                  of all, in key order (also as split
+ *                                  type 5, MPICH 4.2's number); mismatched,
  *                                  missing and unknown hints give
  *                                  MPI_COMM_NULL everywhere; DIR is left
  *                                  as it was.
@@ -76,6 +77,22 @@ static void check_same(const char *dir)
     CHECK(wsize == 1 || comm == MPI_COMM_NULL, "mismatched directories gave a communicator");
     if (comm != MPI_COMM_NULL)
         MPI_Comm_free(&comm);
+#ifdef HCMPI
+    /* MPICH 4.2 and later number the type 5 (4 is MPI-4.1's
+     * MPI_COMM_TYPE_RESOURCE_GUIDED there): the same neighborhood. */
+    MPI_Info hint;
+    MPI_Info_create(&hint);
+    MPI_Info_set(hint, "nbhd_common_dirname", dir);
+    comm = MPI_COMM_NULL;
+    MPI_Comm_split_type(MPI_COMM_WORLD, 5, wrank, hint, &comm);
+    MPI_Info_free(&hint);
+    CHECK(comm != MPI_COMM_NULL, "split type 5 gave rank %d MPI_COMM_NULL", wrank);
+    if (comm != MPI_COMM_NULL) {
+        members(comm, world, &n);
+        CHECK(n == wsize && world[n - 1] == wsize - 1, "split type 5: %d members", n);
+        MPI_Comm_free(&comm);
+    }
+#endif
     comm = split_with("mpix_tooth_fairy", "enable", 0);
     CHECK(comm == MPI_COMM_NULL, "an unknown hint gave a communicator");
     comm = split_with(NULL, NULL, 0);
