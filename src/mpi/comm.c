@@ -3,6 +3,7 @@
  * them.  WORLD and SELF are static objects bound to the engine at MPI_Init;
  * others live in the handle table.
  */
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -500,39 +501,117 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag,
 }
 HC_WEAK_ALIAS(MPI_Comm_create_group, PMPI_Comm_create_group);
 
-/* Whether this rank joins a node-wide split for split_type.  Every memory
- * "hardware" level we know is the node.  HW_GUIDED and RESOURCE_GUIDED join
- * only for mpi_hw_resource_type=mpi_shared_memory (RESOURCE_GUIDED's other
- * key, mpi_pset_name, names no resource hcmpi splits by), HW_UNGUIDED never
- * (the standard allows MPI_COMM_NULL when no finer level exists). */
-static int comm_split_join(const char *fn, hc_mpi_comm_t *c, int split_type,
-                           MPI_Info info, int *join) {
-  hc_mpi_info_t *hints = NULL;
-  if (info != MPI_INFO_NULL && !(hints = hc_mpi_info_get(info)))
+/* The node's color in a split: its lowest world rank, below the world
+ * size. */
+static int comm_node_color(void) {
+  const int *node = NULL;
+  hcomm_node_world_ranks(&node);
+  return node[0];
+}
+
+/* Every memory "hardware" level we know is the node: mpi_hw_resource_type
+ * joins it only for mpi_shared_memory. */
+static int comm_hw_color(MPI_Info info) {
+  char value[64];
+  int flag = 0;
+  PMPI_Info_get(info, "mpi_hw_resource_type", (int)sizeof value - 1, value,
+                &flag);
+  return flag && strcmp(value, "mpi_shared_memory") == 0 ? comm_node_color()
+                                                         : HCOMM_UNDEFINED;
+}
+
+/* mpi_pset_name colors by the instance of the named process set, from the
+ * world size up, so that it never meets a node's color when ranks use
+ * different keys in one call.  A name hcmpi does not know, or a set this
+ * process is not in, is MPI_COMM_NULL (MPI-4.1 7.4.2). */
+static int comm_pset_color(const char *fn, hc_mpi_comm_t *c, MPI_Info info,
+                           int *color) {
+  char name[MPI_MAX_INFO_VAL + 1] = "";
+  int flag = 0, instance = -1;
+  PMPI_Info_get(info, "mpi_pset_name", MPI_MAX_INFO_VAL, name, &flag);
+  if (hc_mpi_pset_instance(name, &instance) != MPI_SUCCESS)
+    return hc_mpi_raise(c, fn, MPI_ERR_NO_MEM, "out of memory");
+  int world = hcomm_comm_size(hcomm_comm_world());
+  if (instance > INT_MAX - world)
+    return hc_mpi_raise(c, fn, MPI_ERR_OTHER,
+                        "process set \"%s\" has no color among %d processes",
+                        name, world);
+  *color = instance < 0 ? HCOMM_UNDEFINED : world + instance;
+  return MPI_SUCCESS;
+}
+
+/* RESOURCE_GUIDED reads one key of two; both in one info is erroneous
+ * (MPI-4.1 7.4.2), raised as MPI_ERR_INFO. */
+static int comm_resource_color(const char *fn, hc_mpi_comm_t *c, MPI_Info info,
+                               int *color) {
+  int len = 0, hw = 0, pset = 0;
+  PMPI_Info_get_valuelen(info, "mpi_hw_resource_type", &len, &hw);
+  PMPI_Info_get_valuelen(info, "mpi_pset_name", &len, &pset);
+  if (hw && pset)
+    return hc_mpi_raise(c, fn, MPI_ERR_INFO,
+                        "info holds both mpi_hw_resource_type and "
+                        "mpi_pset_name; a split is guided by one");
+  if (pset)
+    return comm_pset_color(fn, c, info, color);
+  *color = comm_hw_color(info);
+  return MPI_SUCCESS;
+}
+
+/* This rank's color in a split by split_type (HCOMM_UNDEFINED: none).
+ * HW_UNGUIDED never joins (the standard allows MPI_COMM_NULL when no finer
+ * level than the node exists), and neither do the guided types without
+ * info. */
+static int comm_split_color(const char *fn, hc_mpi_comm_t *c, int split_type,
+                            MPI_Info info, int *color) {
+  *color = HCOMM_UNDEFINED;
+  if (info != MPI_INFO_NULL && !hc_mpi_info_get(info))
     return hc_mpi_raise(c, fn, MPI_ERR_INFO, "invalid info 0x%x",
                         (unsigned)info);
   switch (split_type) {
   case MPI_UNDEFINED:
   case MPI_COMM_TYPE_HW_UNGUIDED:
-    *join = 0;
     return MPI_SUCCESS;
   case MPI_COMM_TYPE_SHARED:
-    *join = 1;
+    *color = comm_node_color();
     return MPI_SUCCESS;
   case MPI_COMM_TYPE_HW_GUIDED:
-  case MPI_COMM_TYPE_RESOURCE_GUIDED: {
-    char value[64];
-    int flag = 0;
-    if (hints)
-      PMPI_Info_get(info, "mpi_hw_resource_type", (int)sizeof value - 1, value,
-                    &flag);
-    *join = flag && strcmp(value, "mpi_shared_memory") == 0;
+    if (info != MPI_INFO_NULL)
+      *color = comm_hw_color(info);
     return MPI_SUCCESS;
-  }
+  case MPI_COMM_TYPE_RESOURCE_GUIDED:
+    if (info == MPI_INFO_NULL)
+      return MPI_SUCCESS;
+    return comm_resource_color(fn, c, info, color);
   default:
     return hc_mpi_raise(c, fn, MPI_ERR_ARG, "invalid split_type %d",
                         split_type);
   }
+}
+
+/* World ranks, so the colors made from them, are numbered apart in each
+ * job, and nodes and process sets are a job's own (jobs share no memory,
+ * docs/dynamic.md): where a split met processes of two jobs (in a
+ * communicator that spawn, connect or join made), each job's members split
+ * again on their own.  Each sees the other jobs' members as run-time peers
+ * (world ranks from the world size on), so all members agree whether to. */
+static hc_status_t comm_split_apart_jobs(hcomm_comm_t **newcomm) {
+  hcomm_comm_t *mixed = *newcomm;
+  if (mixed == NULL || hcomm_comm_is_inter(mixed))
+    return HC_OK;
+  int world = hcomm_comm_size(hcomm_comm_world());
+  int n = hcomm_comm_size(mixed), first_own = -1, foreign = 0;
+  for (int r = 0; r < n; r++) {
+    if (hcomm_comm_world_rank(mixed, r) >= world)
+      foreign = 1;
+    else if (first_own < 0)
+      first_own = r;
+  }
+  if (!foreign)
+    return HC_OK;
+  hc_status_t st =
+      hcomm_comm_split(mixed, first_own, hcomm_comm_rank(mixed), newcomm);
+  hcomm_comm_free(mixed);
+  return st;
 }
 
 /* MPIX_COMM_TYPE_NEIGHBORHOOD as MPICH 4.2 and later number it. */
@@ -556,7 +635,7 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
                          MPI_Comm *newcomm) {
   static const char fn[] = "MPI_Comm_split_type";
   hc_mpi_comm_t *c = NULL;
-  int join = 0;
+  int color = HCOMM_UNDEFINED;
   int rc = comm_enter_build(fn, comm, newcomm, &c);
   if (rc == MPI_SUCCESS && comm_split_is_neighborhood(split_type, info)) {
     if (info != MPI_INFO_NULL && !hc_mpi_info_get(info))
@@ -567,11 +646,15 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
     return rc == MPI_SUCCESS ? comm_wrap_or_null(fn, c, engine, newcomm) : rc;
   }
   if (rc == MPI_SUCCESS)
-    rc = comm_split_join(fn, c, split_type, info, &join);
+    rc = comm_split_color(fn, c, split_type, info, &color);
   if (rc != MPI_SUCCESS)
     return rc;
+  /* One engine split for every type but the neighborhood, so that ranks
+   * that pass MPI_UNDEFINED, no info or different keys meet in it. */
   hcomm_comm_t *engine = NULL;
-  hc_status_t st = hcomm_comm_split_shared(c->engine, join, key, &engine);
+  hc_status_t st = hcomm_comm_split(c->engine, color, key, &engine);
+  if (st == HC_OK)
+    st = comm_split_apart_jobs(&engine);
   if (st != HC_OK)
     return hc_mpi_raise_status(c, fn, st);
   return comm_wrap_or_null(fn, c, engine, newcomm);

@@ -59,6 +59,13 @@ void hc_mpi_errhandler_invoke(hc_mpi_errhandler_t *errh, int handle,
 int hc_mpi_raise_on(hc_mpi_errhandler_t *errh, int handle, const char *fn,
                     int errclass, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
+/* Which instance of the process set called name (session.c) this process
+ * belongs to: a number below the count of process sets times the world
+ * size that every member of that very set finds alike and members of
+ * another set (another name, or the node of another node) never do; -1
+ * where no set has that name or this process is not a member.  Returns
+ * MPI_SUCCESS, or MPI_ERR_NO_MEM (raised on nothing). */
+int hc_mpi_pset_instance(const char *name, int *instance);
 /* Raises errclass from fn on the session's handler (the world's when
  * session names none); returns errclass. */
 int hc_mpi_session_raise(MPI_Session session, const char *fn, int errclass,

@@ -263,14 +263,21 @@ int PMPI_Session_get_nth_pset(MPI_Session session, MPI_Info info, int n,
 HC_WEAK_ALIAS(MPI_Session_get_nth_pset, PMPI_Session_get_nth_pset);
 
 /* The process set called name (names compare without case, as MPICH's
- * do); raises MPI_ERR_ARG on the session otherwise. */
+ * do); -1 for none. */
+static int session_pset_index(const char *name) {
+  for (int p = 0; name && p < PSET_COUNT; p++)
+    if (strcasecmp(name, session_pset_names[p]) == 0)
+      return p;
+  return -1;
+}
+
+/* The process set called name; raises MPI_ERR_ARG on the session
+ * otherwise. */
 static int session_pset_find(const char *fn, session_obj_t *s, const char *name,
                              int *pset) {
-  for (int p = 0; name && p < PSET_COUNT; p++)
-    if (strcasecmp(name, session_pset_names[p]) == 0) {
-      *pset = p;
-      return MPI_SUCCESS;
-    }
+  *pset = session_pset_index(name);
+  if (*pset >= 0)
+    return MPI_SUCCESS;
   return hc_mpi_raise_on(session_errhandler(s), s->handle, fn, MPI_ERR_ARG,
                          "unknown process set \"%s\"", name ? name : "(null)");
 }
@@ -295,6 +302,29 @@ static int *session_pset_members(int pset, int *n) {
   for (int i = 0; members && i < *n; i++)
     members[i] = pset == PSET_WORLD ? i : pset == PSET_SELF ? me : node[i];
   return members;
+}
+
+/* A set is told apart from the other sets of its name (the node of another
+ * node, another process's self) by its lowest member, so its instance is
+ * pset * world size + that member. */
+int hc_mpi_pset_instance(const char *name, int *instance) {
+  int pset = session_pset_index(name), n = 0;
+  *instance = -1;
+  if (pset < 0)
+    return MPI_SUCCESS;
+  int *members = session_pset_members(pset, &n);
+  if (!members)
+    return MPI_ERR_NO_MEM;
+  int me = hcomm_comm_rank(hcomm_comm_world()), lowest = -1, member = 0;
+  for (int i = 0; i < n; i++) {
+    member |= members[i] == me;
+    if (lowest < 0 || members[i] < lowest)
+      lowest = members[i];
+  }
+  free(members);
+  if (member)
+    *instance = pset * hcomm_comm_size(hcomm_comm_world()) + lowest;
+  return MPI_SUCCESS;
 }
 
 /* Entry of the calls on one named process set with one output (what). */

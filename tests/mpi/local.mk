@@ -680,6 +680,14 @@ tests_mpi_split_neighborhood_LDFLAGS = $(HC_MPITEST_LDF)
 TESTS += tests/mpi/split_neighborhood.sh
 dist_noinst_SCRIPTS += tests/mpi/split_neighborhood.sh
 
+# MPI_COMM_TYPE_RESOURCE_GUIDED by process set name (mpi_pset_name).
+check_PROGRAMS += tests/mpi/split_pset
+tests_mpi_split_pset_SOURCES = tests/mpi/split_pset.c tests/mpi/mpitest.h
+tests_mpi_split_pset_LDADD = $(HC_MPITEST_LIB)
+tests_mpi_split_pset_LDFLAGS = $(HC_MPITEST_LDF)
+TESTS += tests/mpi/split_pset.sh
+dist_noinst_SCRIPTS += tests/mpi/split_pset.sh
+
 # -- rendezvous sizes around the streamed path's fragments and thresholds
 check_PROGRAMS += tests/mpi/rndv_stream_bounds
 tests_mpi_rndv_stream_bounds_SOURCES = tests/mpi/rndv_stream_bounds.c \

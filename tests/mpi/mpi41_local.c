@@ -24,7 +24,8 @@
  * - MPI_Comm_split_type(MPI_COMM_TYPE_RESOURCE_GUIDED) with
  *   mpi_hw_resource_type=mpi_shared_memory gives the node, as
  *   MPI_COMM_TYPE_SHARED does; a resource type hcmpi does not know and no
- *   info give MPI_COMM_NULL; a process set name is accepted.
+ *   info give MPI_COMM_NULL; mpi_pset_name=mpi://WORLD gives the world
+ *   (on hcmpi).
  * - MPI_Status_set_elements_c (MPI-4.0's, which MPICH exports from 4.1 on):
  *   3e9 MPI_INTs read back exactly through MPI_Get_elements_c and
  *   MPI_Get_count_c, as 7.5e8 whole elements of four ints, and as
@@ -202,11 +203,18 @@ static void ml_resource_guided(void)
     MPI_Comm_free(&shared);
     node = ml_split_guided("mpi_hw_resource_type", "hcmpi_no_such_resource");
     CHECK(node == MPI_COMM_NULL, "an unknown resource type gave a communicator");
-    /* A process set is a resource hcmpi does not split by yet: only the
-     * call's success is checked. */
+    /* A process set splits by its members (tests/mpi/split_pset.c); MPICH
+     * 4.3 splits by none and gives MPI_COMM_NULL. */
     node = ml_split_guided("mpi_pset_name", "mpi://WORLD");
-    if (node != MPI_COMM_NULL)
+    result = MPI_UNEQUAL;
+    if (node != MPI_COMM_NULL) {
+        MPI_Comm_compare(node, MPI_COMM_WORLD, &result);
         MPI_Comm_free(&node);
+    }
+#ifdef HCMPI
+    CHECK(result == MPI_CONGRUENT, "mpi_pset_name=mpi://WORLD and the world compare %d",
+          result);
+#endif
     node = ml_split_guided(NULL, NULL);
     CHECK(node == MPI_COMM_NULL, "no info gave a communicator");
 }
