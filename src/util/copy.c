@@ -8,6 +8,7 @@
 #include "util/cpu_profile.h" /* hc_cpu_family */
 
 #if defined(__x86_64__) && defined(__GNUC__)
+#include <cpuid.h>
 #include <immintrin.h>
 
 /* From here the loop asks for the destination's lines COPY_PREFETCH_AHEAD
@@ -83,27 +84,64 @@ void hc_copy_vector(void *dst, const void *src, size_t len) {
  * between a window and a buffer 28-38 % faster, 256 KiB 6-10 %, shm
  * ping-pong and bandwidth level.  Below it the loop stays: 4 and 8 KiB
  * ping-pongs read 15-35 % slower without it in two loaded sets
- * (bench/NOTES.md, "Lead, twenty-fifth session").  Decided once: 0 where
- * the loop never pays. */
+ * (bench/NOTES.md, "Lead, twenty-fifth session"). */
 #define COPY_GLIBC_FROM_ZEN5 ((size_t)16 << 10)
-static size_t copy_vector_below(void) {
-  static _Atomic size_t below = 1; /* 1: not decided yet */
-  size_t limit = atomic_load_explicit(&below, memory_order_relaxed);
-  if (limit == 1) {
-    limit = !__builtin_cpu_is("amd") || !hc_copy_vector_usable() ? 0
-            : hc_cpu_family() >= 26 ? COPY_GLIBC_FROM_ZEN5
-                                      : SIZE_MAX;
-    atomic_store_explicit(&below, limit, memory_order_relaxed);
-  }
-  return limit;
+/* From here AMD family 26 (Zen 5) copies by rep movsb itself: glibc (2.36)
+ * stops taking rep movsb at its rep_movsb_stop_threshold, the L2's size
+ * there (1 MiB), and copies larger ones with its vector loop, which ran
+ * 1-4 MiB out of a shared mapping into private memory at 45-59 GB/s
+ * where rep movsb ran 54-69 (+5 % with source and destination at
+ * different offsets mod 64, +15-25 % at the same), and never slower at
+ * any alignment tried (bench/NOTES.md, movsb27).  Only with ERMS, which
+ * every family 26 part has. */
+#define COPY_MOVSB_FROM_ZEN5 ((size_t)1 << 20)
+
+/* Which routine takes a copy between ranges apart, by length: the loop
+ * from HC_COPY_VECTOR_MIN below vector_below (0: never), rep movsb from
+ * movsb_from (SIZE_MAX: never), glibc the rest.  Decided once. */
+static _Atomic size_t plan_vector_below, plan_movsb_from;
+static _Atomic int plan_made;
+
+static int cpu_has_erms(void) {
+  unsigned eax, ebx, ecx, edx;
+  return __get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx) &&
+         (ebx & (1u << 9)) != 0;
+}
+
+static void copy_plan_make(void) {
+  int amd = __builtin_cpu_is("amd");
+  unsigned family = amd ? hc_cpu_family() : 0;
+  size_t below = !amd || !hc_copy_vector_usable() ? 0
+                 : family >= 26                   ? COPY_GLIBC_FROM_ZEN5
+                                                  : SIZE_MAX;
+  size_t movsb =
+      family >= 26 && cpu_has_erms() ? COPY_MOVSB_FROM_ZEN5 : SIZE_MAX;
+  atomic_store_explicit(&plan_vector_below, below, memory_order_relaxed);
+  atomic_store_explicit(&plan_movsb_from, movsb, memory_order_relaxed);
+  atomic_store_explicit(&plan_made, 1, memory_order_release);
+}
+
+static void copy_movsb(void *dst, const void *src, size_t len) {
+  __asm__ volatile("rep movsb"
+                   : "+D"(dst), "+S"(src), "+c"(len)
+                   :
+                   : "memory");
 }
 
 void hc_copy_host(void *dst, const void *src, size_t len) {
   uintptr_t d = (uintptr_t)dst, s = (uintptr_t)src;
   int apart = d + len <= s || s + len <= d;
-  if (len >= HC_COPY_VECTOR_MIN && apart && len < copy_vector_below()) {
-    hc_copy_vector(dst, src, len);
-    return;
+  if (len >= HC_COPY_VECTOR_MIN && apart) {
+    if (!atomic_load_explicit(&plan_made, memory_order_acquire))
+      copy_plan_make();
+    if (len < atomic_load_explicit(&plan_vector_below, memory_order_relaxed)) {
+      hc_copy_vector(dst, src, len);
+      return;
+    }
+    if (len >= atomic_load_explicit(&plan_movsb_from, memory_order_relaxed)) {
+      copy_movsb(dst, src, len);
+      return;
+    }
   }
   memmove(dst, src, len);
 }

@@ -3,7 +3,8 @@
  * at every length around the vector loop's bounds (2 KiB; 256 KiB, where
  * it starts asking for the destination's lines ahead, and 2 KiB before
  * the end, where it stops), its 128-byte steps, 16 KiB (from where AMD's
- * family 26 leaves copies to glibc) and 1 MiB, from and to every
+ * family 26 leaves copies to glibc) and 1 MiB (from where family 26
+ * copies by rep movsb) up to 4 MiB, from and to every
  * alignment mod 64 (where the loop first aligns its stores), and at every
  * short distance of the destination past the source mod 4 KiB (which the
  * loop takes from glibc's rep movsb on AMD), touching nothing around the
@@ -21,7 +22,7 @@
 
 #include "util/copy.h"
 
-#define COPY_ROOM 1100000 /* past the largest length and offset tested */
+#define COPY_ROOM 4300000 /* past the largest length and offset tested */
 #define COPY_GUARD 64
 
 static unsigned char copy_byte(size_t i, unsigned seed) {
@@ -99,6 +100,18 @@ START_TEST(test_every_alignment) {
 }
 END_TEST
 
+/* rep movsb's range on AMD family 26, at the source's and the
+ * destination's offsets mod 64 alike and apart. */
+START_TEST(test_large_alignments) {
+  static const size_t lens[] = {1048575, 1048576, 1048577, 2097152 + 129,
+                                3145728 + 7, 4194304};
+  static const size_t offs[][2] = {{0, 0}, {0, 16}, {8, 0}, {40, 8}, {63, 1}};
+  for (size_t l = 0; l < sizeof lens / sizeof lens[0]; l++)
+    for (size_t o = 0; o < sizeof offs / sizeof offs[0]; o++)
+      copy_check(lens[l], offs[o][0], offs[o][1]);
+}
+END_TEST
+
 /* The destination 0-63 bytes past the source mod 4 KiB (soff =
  * COPY_GUARD + doff - dist), below and above the length where the loop
  * asks for lines ahead, with the destination on a line boundary or not. */
@@ -136,6 +149,7 @@ static Suite *copy_suite(void) {
   TCase *tc = tcase_create("host");
   tcase_add_test(tc, test_lengths_around_bounds);
   tcase_add_test(tc, test_every_alignment);
+  tcase_add_test(tc, test_large_alignments);
   tcase_add_test(tc, test_short_distances);
   tcase_add_test(tc, test_overlap_is_memmove);
   tcase_add_test(tc, test_stream_every_alignment);
