@@ -76,15 +76,17 @@
  * 4.1-5.0 / 3.4-4.0 / 5.3-6.4, 32 KiB 5.8-8.2 / 5.9-7.6 / 7.1-8.3, 64 KiB
  * 8.7-11.5 / 10.8-14.4 / 10.4-12.9; Alltoallv 64 KiB 9.1-11.8 /
  * 12.8-15.8 / 10.0-13.2; so from 64 KiB (Alltoall(v) would gain from 16
- * KiB too: bench/NOTES.md, coll16g). */
-#define HC_SHMCOLL_PAIR_READ_MIN ((size_t)64 << 10)
+ * KiB too: bench/NOTES.md, coll16g).  The default is the processor
+ * profile's (util/cpu_profile.c: 64 KiB, as measured here; never on AMD
+ * family 26, whose CMA copies run at a quarter of its memcpy's speed). */
 /* Gather(v) blocks of this many bytes or more (below 64 KiB) are read in
  * place by the root (process_vm_readv), smaller ones above a small
  * buffer move as messages.  2 ranks, interleaved, us: a read costs ~1 us
  * at 1-4 KiB where messages take 0.32-0.50 (through the segment's large
  * buffers, straight: 0.35-0.62); at 16 KiB reads 1.30-1.48 against
- * messages' 1.59-7 (bench/NOTES.md, root16c). */
-#define HC_SHMCOLL_ROOTED_READ_MIN ((size_t)16 << 10)
+ * messages' 1.59-7 (bench/NOTES.md, root16c).  The default is the
+ * processor profile's (16 KiB, as measured here; never on AMD family
+ * 26). */
 /* More ranks, Alltoall blocks of this many bytes or more (above
  * HC_SHMCOLL_ALLTOALL_MAX they would be messages): each rank reads its
  * block from every other rank's buffer in the same way.  bench/collective
@@ -103,8 +105,9 @@
  * 1.81-1.86 / 1.37-1.46, 64 KiB 2.36-2.47 / 7.24-7.45 / 3.12-3.27,
  * 1 MiB 18-20 / 45-48 / 47-53, 4 MiB 166-171 / 773-2381 / 356-6919;
  * 4 ranks (on 2 cores) 32 KiB 9.6-10.2 / 6.7-9.9, 64 KiB 12.4-13.0 /
- * 13.7-16.6, 256 KiB 30-31 / 56-164 (bench/NOTES.md). */
-#define HC_SHMCOLL_PAIR_BCAST_READ_MIN ((size_t)16 << 10)
+ * 13.7-16.6, 256 KiB 30-31 / 56-164 (bench/NOTES.md).  On two ranks
+ * the default is the processor profile's (16 KiB, as measured here; never
+ * on AMD family 26). */
 #define HC_SHMCOLL_BCAST_READ_MIN ((size_t)64 << 10)
 #define HC_SHMCOLL_BCAST_READ_MAX ((size_t)0)
 /* Reduces of this many bytes or more on two ranks, up to
@@ -122,9 +125,15 @@
 /* Allreduces (not in place) from the same size, with no upper bound:
  * each rank reads the other's input over its half of the vector, combines
  * it and writes each piece into both results; 64 KiB 5.2-5.4 / 11.0-11.2
- * / 17-18, 1 MiB 115-126 / 158 / 277-282. */
-#define HC_SHMCOLL_PAIR_REDUCE_READ_MIN ((size_t)16 << 10)
+ * / 17-18, 1 MiB 115-126 / 158 / 277-282.  The default is the processor
+ * profile's (16 KiB, as measured here; never on AMD family 26).
+ * Reduce_scatter(_block)s (not in place) from their own threshold: each
+ * rank reads the other's input over its own block, where the segment
+ * would copy the whole vector in; that read still won on AMD family 26
+ * (2 ranks, us, read / segment: 64 KiB kept 8.3 / 13.8, 1 MiB 165 / 254;
+ * bench/NOTES.md, "Lead, twenty-seventh session"). */
 #define HC_SHMCOLL_PAIR_REDUCE_READ_MAX ((size_t)384 << 10)
+#define HC_SHMCOLL_PAIR_REDUCE_SCATTER_READ_MIN ((size_t)16 << 10)
 /* A lane's chunks up to SHMCOLL_WHOLE_MAX (shmcoll.c) are reduced whole,
  * one synchronisation each. */
 #define HC_SHMCOLL_LANE_BUF ((size_t)4 << 10)
@@ -178,6 +187,8 @@ typedef struct hc_shmcoll_tuning {
   size_t pair_reduce_read_min; /* 2 ranks: reduces from this read the
                                   other's input (0: never) */
   size_t pair_reduce_read_max; /* ... up to this (0: any) */
+  size_t pair_reduce_scatter_read_min; /* 2 ranks: reduce_scatters from
+                                        * this read the peer (0: never) */
   size_t lane_buf;             /* bytes of a lane's buffer (at most: smaller on
                                   many ranks) */
   size_t lane_max;             /* persistent forms of more bytes take no lane */

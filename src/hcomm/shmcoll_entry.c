@@ -656,10 +656,11 @@ hc_status_t hc_shmcoll_reduce_scatter(const void *sendbuf, void *recvbuf,
     return HC_ERR_NOT_SUPPORTED;
   hc_status_t rc;
   /* Two ranks, not in place (the result would overwrite the input the
-   * other reads), from HCMPI_COLL_SHM_PAIR_REDUCE_READ_MIN bytes of the
-   * whole vector: each rank reads the other's input over its own block
-   * (hc_shmcoll_allreduce_read_step); the segment where that fails. */
-  size_t min = hc_shmcoll_tuning.pair_reduce_read_min;
+   * other reads), from HCMPI_COLL_SHM_PAIR_REDUCE_SCATTER_READ_MIN bytes
+   * of the whole vector: each rank reads the other's input over its own
+   * block (hc_shmcoll_allreduce_read_step); the segment where that
+   * fails. */
+  size_t min = hc_shmcoll_tuning.pair_reduce_scatter_read_min;
   if (comm->size == 2 && min > 0 && total * op->elem_size >= min &&
       sendbuf != HCOMM_IN_PLACE && op->elem_size <= SHMCOLL_REDUCE_READ_PIECE) {
     hc_shmcoll_t *sc = shmcoll_enter_reads(comm, &rc);

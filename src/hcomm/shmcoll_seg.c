@@ -43,15 +43,16 @@ hc_shmcoll_tuning_t hc_shmcoll_tuning = {
     .bcast_bufs = HC_SHMCOLL_BCAST_BUFS,
     .stream_min = 0, /* the processor's, from hc_shmcoll_tuning_load */
     .alltoall_max = HC_SHMCOLL_ALLTOALL_MAX,
-    .pair_read_min = HC_SHMCOLL_PAIR_READ_MIN,
+    .pair_read_min = 0, /* the processor's, from hc_shmcoll_tuning_load */
     .alltoall_read_min = HC_SHMCOLL_ALLTOALL_READ_MIN,
-    .rooted_read_min = HC_SHMCOLL_ROOTED_READ_MIN,
+    .rooted_read_min = 0,      /* likewise */
     .alltoallv_read = 1,
-    .pair_bcast_read_min = HC_SHMCOLL_PAIR_BCAST_READ_MIN,
+    .pair_bcast_read_min = 0,  /* likewise */
     .bcast_read_min = HC_SHMCOLL_BCAST_READ_MIN,
     .bcast_read_max = HC_SHMCOLL_BCAST_READ_MAX,
-    .pair_reduce_read_min = HC_SHMCOLL_PAIR_REDUCE_READ_MIN,
+    .pair_reduce_read_min = 0, /* likewise */
     .pair_reduce_read_max = HC_SHMCOLL_PAIR_REDUCE_READ_MAX,
+    .pair_reduce_scatter_read_min = HC_SHMCOLL_PAIR_REDUCE_SCATTER_READ_MIN,
     .lane_buf = HC_SHMCOLL_LANE_BUF,
     .lane_max = HC_SHMCOLL_LANE_MAX,
     .wide_lanes = HC_SHMCOLL_WIDE_LANES,
@@ -60,6 +61,7 @@ hc_shmcoll_tuning_t hc_shmcoll_tuning = {
 
 void hc_shmcoll_tuning_load(void) {
   hc_shmcoll_tuning_t *t = &hc_shmcoll_tuning;
+  const hc_cpu_profile_t *cpu = hc_cpu_profile();
   t->enabled = hc_env_bool("HCMPI_COLL_SHM", 1);
   t->max = hc_env_size("HCMPI_COLL_SHM_MAX", HC_SHMCOLL_MAX);
   t->after = (unsigned)hc_env_long("HCMPI_COLL_SHM_AFTER", HC_SHMCOLL_AFTER);
@@ -75,19 +77,21 @@ void hc_shmcoll_tuning_load(void) {
   /* Which copy into the segment other cores read faster, cached or
    * streamed past this core's cache, depends on the processor. */
   t->stream_min = hc_env_size("HCMPI_COLL_SHM_STREAM_MIN",
-                              hc_cpu_profile()->coll_shm_stream_min);
+                              cpu->coll_shm_stream_min);
   t->alltoall_max =
       hc_env_size("HCMPI_COLL_SHM_ALLTOALL_MAX", HC_SHMCOLL_ALLTOALL_MAX);
+  /* Whether two ranks read each other's buffers or copy through the
+   * segment depends on the processor's CMA against its memcpy. */
   t->pair_read_min =
-      hc_env_size("HCMPI_COLL_SHM_PAIR_READ_MIN", HC_SHMCOLL_PAIR_READ_MIN);
+      hc_env_size("HCMPI_COLL_SHM_PAIR_READ_MIN", cpu->coll_shm_pair_read_min);
   t->alltoall_read_min = hc_env_size("HCMPI_COLL_SHM_ALLTOALL_READ_MIN",
                                      HC_SHMCOLL_ALLTOALL_READ_MIN);
   t->alltoallv_read = hc_env_bool("HCMPI_COLL_SHM_ALLTOALLV_READ", 1);
   t->rooted_read_min = hc_env_size("HCMPI_COLL_SHM_ROOTED_READ_MIN",
-                                   HC_SHMCOLL_ROOTED_READ_MIN);
+                                   cpu->coll_shm_rooted_read_min);
   t->cpus = hc_env_size("HCMPI_COLL_SHM_CPUS", 0);
   t->pair_bcast_read_min = hc_env_size("HCMPI_COLL_SHM_PAIR_BCAST_READ_MIN",
-                                       HC_SHMCOLL_PAIR_BCAST_READ_MIN);
+                                       cpu->coll_shm_pair_bcast_read_min);
   t->bcast_read_min =
       hc_env_size("HCMPI_COLL_SHM_BCAST_READ_MIN", HC_SHMCOLL_BCAST_READ_MIN);
   t->bcast_read_max =
@@ -96,13 +100,16 @@ void hc_shmcoll_tuning_load(void) {
    * depends on the processor (cpu_profile.c). */
   t->crowded_bcast_read_min =
       hc_env_size("HCMPI_COLL_SHM_CROWDED_BCAST_READ_MIN",
-                  hc_cpu_profile()->coll_shm_crowded_bcast_read_min);
+                  cpu->coll_shm_crowded_bcast_read_min);
   t->crowded_yields = hc_env_size("HCMPI_COLL_SHM_CROWDED_YIELDS",
-                                  hc_cpu_profile()->coll_shm_crowded_yields);
+                                  cpu->coll_shm_crowded_yields);
   t->pair_reduce_read_min = hc_env_size("HCMPI_COLL_SHM_PAIR_REDUCE_READ_MIN",
-                                        HC_SHMCOLL_PAIR_REDUCE_READ_MIN);
+                                        cpu->coll_shm_pair_reduce_read_min);
   t->pair_reduce_read_max = hc_env_size("HCMPI_COLL_SHM_PAIR_REDUCE_READ_MAX",
                                         HC_SHMCOLL_PAIR_REDUCE_READ_MAX);
+  t->pair_reduce_scatter_read_min =
+      hc_env_size("HCMPI_COLL_SHM_PAIR_REDUCE_SCATTER_READ_MIN",
+                  HC_SHMCOLL_PAIR_REDUCE_SCATTER_READ_MIN);
   t->lane_buf = hc_env_size("HCMPI_COLL_SHM_LANE_BUF", HC_SHMCOLL_LANE_BUF);
   t->lane_max = hc_env_size("HCMPI_COLL_SHM_LANE_MAX", HC_SHMCOLL_LANE_MAX);
   t->wide_lanes =

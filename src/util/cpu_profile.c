@@ -56,6 +56,13 @@ static const hc_cpu_profile_t cpu_profile_amd = {
     /* 4 ranks on 2 cores, Alltoall 64 KiB: iterations of ~1 ms in half
      * the runs where waits yielded 2000 times before sleeping (pair24). */
     .coll_shm_crowded_yields = 64,
+    /* Two ranks reading each other's buffers, measured on family 25 and
+     * Intel: src/hcomm/shmcoll.h cites each (coll16g, coll16h, coll16k,
+     * root16c). */
+    .coll_shm_pair_read_min = (size_t)64 << 10,
+    .coll_shm_pair_bcast_read_min = (size_t)16 << 10,
+    .coll_shm_pair_reduce_read_min = (size_t)16 << 10,
+    .coll_shm_rooted_read_min = (size_t)16 << 10,
     .shm_prefetch_next = 1,
 };
 
@@ -69,7 +76,20 @@ static const hc_cpu_profile_t cpu_profile_amd = {
  * apart the runs were too few to choose (reads 4 / 16 MiB 26 / 19 GB/s in
  * three, streaming 25 / 23 in one), so far pairs keep the amd profile's
  * reads from 1 MiB, as a pair waiting for a core keeps the runq rule.
- * So near pairs never read; the rest is the amd profile's. */
+ * So near pairs never read; the rest is the amd profile's.
+ * Collectives of two ranks likewise (bench/NOTES.md, "Lead,
+ * twenty-seventh session"; bench/collective, 5 interleaved rounds,
+ * real-time ranks, near; us, reading each other's buffers / through the
+ * segment / Open MPI): Allreduce 64 KiB 9.3 / 6.7 / 12.2, 1 MiB 140 / 92 /
+ * 135, 4 MiB 751 / 376 / 756; Alltoall 64 KiB 8.7 / 5.2 / 8.6, 1 MiB 143 /
+ * 86 / 128; Allgather 1 MiB 144 / 107 / 123; Bcast 64 KiB 4.3 / 3.3 / 7.4,
+ * 1 MiB 53 / 27 / 95; Reduce 64 KiB 8.2 / 3.9 / 8.5; Gather 16 KiB 2.8 /
+ * 1.4 / 3.7, 32 KiB 4.8 / 1.8 / 4.3.  So they never read, Gather on more
+ * ranks neither (4 ranks on 2 cores, Gather(v) 16-32 KiB: level either
+ * way, 10.7-16.2 against 11.9-15.8); Reduce_scatter, whose segment path
+ * copies the whole vector, still does (its own threshold), and Alltoall
+ * and Bcast on more ranks keep theirs (4 ranks on 2 cores: Alltoall 64
+ * KiB-1 MiB reads 3-11 % ahead). */
 static const hc_cpu_profile_t cpu_profile_amd26 = {
     .name = "amd26",
     .shm_cma_min = HC_CPU_PROFILE_NEVER,
@@ -81,6 +101,10 @@ static const hc_cpu_profile_t cpu_profile_amd26 = {
     .shm_far_cell_stream_min = (size_t)4 << 10,
     .coll_shm_crowded_bcast_read_min = 0,
     .coll_shm_crowded_yields = 64,
+    .coll_shm_pair_read_min = 0,
+    .coll_shm_pair_bcast_read_min = 0,
+    .coll_shm_pair_reduce_read_min = 0,
+    .coll_shm_rooted_read_min = 0,
     .shm_prefetch_next = 1,
 };
 
@@ -121,6 +145,10 @@ static const hc_cpu_profile_t cpu_profile_intel = {
     /* Not measured crowded: HCMPI_COLL_SHM_BCAST_READ_MIN's default, as
      * before. */
     .coll_shm_crowded_bcast_read_min = (size_t)64 << 10,
+    .coll_shm_pair_read_min = (size_t)64 << 10,
+    .coll_shm_pair_bcast_read_min = (size_t)16 << 10,
+    .coll_shm_pair_reduce_read_min = (size_t)16 << 10,
+    .coll_shm_rooted_read_min = (size_t)16 << 10,
 };
 
 /* Machines never measured keep the values hcmpi shipped with before
@@ -135,6 +163,10 @@ static const hc_cpu_profile_t cpu_profile_generic = {
     .shm_lone_read_min = (size_t)4 << 20,
     .shm_far_read_min = (size_t)4 << 20, /* never measured: no probe */
     .coll_shm_crowded_bcast_read_min = (size_t)64 << 10,
+    .coll_shm_pair_read_min = (size_t)64 << 10,
+    .coll_shm_pair_bcast_read_min = (size_t)16 << 10,
+    .coll_shm_pair_reduce_read_min = (size_t)16 << 10,
+    .coll_shm_rooted_read_min = (size_t)16 << 10,
 };
 
 static const hc_cpu_profile_t *cpu_profile_by_name(const char *name) {
@@ -208,6 +240,14 @@ int hc_cpu_profile_default(const char *name, size_t *bytes) {
     *bytes = p->coll_shm_crowded_bcast_read_min;
   else if (strcmp(name, "HCMPI_COLL_SHM_CROWDED_YIELDS") == 0)
     *bytes = p->coll_shm_crowded_yields;
+  else if (strcmp(name, "HCMPI_COLL_SHM_PAIR_READ_MIN") == 0)
+    *bytes = p->coll_shm_pair_read_min;
+  else if (strcmp(name, "HCMPI_COLL_SHM_PAIR_BCAST_READ_MIN") == 0)
+    *bytes = p->coll_shm_pair_bcast_read_min;
+  else if (strcmp(name, "HCMPI_COLL_SHM_PAIR_REDUCE_READ_MIN") == 0)
+    *bytes = p->coll_shm_pair_reduce_read_min;
+  else if (strcmp(name, "HCMPI_COLL_SHM_ROOTED_READ_MIN") == 0)
+    *bytes = p->coll_shm_rooted_read_min;
   else
     return -1;
   return 0;

@@ -47,6 +47,16 @@ typedef struct hc_cpu_profile {
    * segment sleeps where no rank it waits for last ran on its CPU; 0: the
    * engine's (HCMPI_SPIN). */
   size_t coll_shm_crowded_yields;
+  /* Where two ranks of a node read each other's buffers in a collective
+   * (process_vm_readv/writev) instead of copying through the segment: the
+   * smallest such read; 0 never.  HCMPI_COLL_SHM_PAIR_READ_MIN (Allgather
+   * and Alltoall(v) blocks), HCMPI_COLL_SHM_PAIR_BCAST_READ_MIN (Bcasts),
+   * HCMPI_COLL_SHM_PAIR_REDUCE_READ_MIN (Reduces and Allreduces),
+   * HCMPI_COLL_SHM_ROOTED_READ_MIN (Gather blocks, any number of ranks). */
+  size_t coll_shm_pair_read_min;
+  size_t coll_shm_pair_bcast_read_min;
+  size_t coll_shm_pair_reduce_read_min;
+  size_t coll_shm_rooted_read_min;
   /* 1: shm sends ask for the lines their next packet goes to for writing
    * (hc_prefetch_write): a push into a pair's ring the next cell's,
    * an empty poll after a sparse pooled send the pool's next cell's,

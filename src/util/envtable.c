@@ -160,16 +160,20 @@ const hc_env_entry_t hc_env_table[] = {
      "alltoall blocks of more bytes (or more than a rank's segment slot "
      "divided by the ranks) move by point-to-point messages instead of the "
      "shared segment"},
-    {"HCMPI_COLL_SHM_PAIR_READ_MIN", "64k", "library",
+    {"HCMPI_COLL_SHM_PAIR_READ_MIN", "auto: 64k; 0 on AMD family 26",
+     "library",
      "on two ranks, Allgather and Alltoall(v) blocks of at least this many "
      "bytes are read once straight from the other rank's buffer "
      "(process_vm_readv) instead of moving through the shared segment or "
-     "point-to-point messages; 0 never"},
-    {"HCMPI_COLL_SHM_ROOTED_READ_MIN", "16k", "library",
+     "point-to-point messages; 0 never; the default is the processor's "
+     "(HCMPI_CPU_PROFILE)"},
+    {"HCMPI_COLL_SHM_ROOTED_READ_MIN", "auto: 16k; 0 on AMD family 26",
+     "library",
      "Gather(v) blocks of at least this many bytes and below 64 KiB are "
      "read once by the root straight from the sender's buffer "
      "(process_vm_readv) instead of moving as point-to-point messages (as "
-     "they do where reads are refused); 0 never"},
+     "they do where reads are refused); 0 never; the default is the "
+     "processor's (HCMPI_CPU_PROFILE)"},
     {"HCMPI_COLL_SHM_ALLTOALL_READ_MIN", "32k", "library",
      "on more than two ranks of one node, Alltoall blocks (not Alltoallv) "
      "of at least this many bytes are read by each rank straight from "
@@ -185,27 +189,34 @@ const hc_env_entry_t hc_env_table[] = {
      "large for the shared segment (HCMPI_COLL_SHM_ALLTOALL_MAX) are read "
      "by their receivers straight from the senders' buffers "
      "(process_vm_readv); 0 sends them as point-to-point messages"},
-    {"HCMPI_COLL_SHM_PAIR_BCAST_READ_MIN", "16k", "library",
+    {"HCMPI_COLL_SHM_PAIR_BCAST_READ_MIN", "auto: 16k; 0 on AMD family 26",
+     "library",
      "on two ranks, Bcasts of at least this many bytes (up to "
      "HCMPI_COLL_SHM_BCAST_READ_MAX) move straight between the two buffers "
      "(the other rank reads half of the root's with process_vm_readv while "
      "the root writes the other half) instead of taking the shared segment "
      "or one point-to-point message, Ibcasts too (the segment behind them "
-     "where a read fails); 0 never"},
-    {"HCMPI_COLL_SHM_PAIR_REDUCE_READ_MIN", "16k", "library",
+     "where a read fails); 0 never; the default is the processor's "
+     "(HCMPI_CPU_PROFILE)"},
+    {"HCMPI_COLL_SHM_PAIR_REDUCE_READ_MIN", "auto: 16k; 0 on AMD family 26",
+     "library",
      "on two ranks, Reduces of at least this many bytes (up to "
      "HCMPI_COLL_SHM_PAIR_REDUCE_READ_MAX) are combined by the root from "
      "the other rank's input read straight from its buffer "
-     "(process_vm_readv, 64 KiB at a time), Allreduces and Iallreduces "
+     "(process_vm_readv, 64 KiB at a time), and Allreduces and Iallreduces "
      "(not in place) by each rank over half the vector, written into both "
-     "results (process_vm_writev), and Reduce_scatter(_block)s (not in "
-     "place) by each rank over its own block, instead of through the "
-     "shared segment; 0 never"},
+     "results (process_vm_writev), instead of through the shared segment; "
+     "0 never; the default is the processor's (HCMPI_CPU_PROFILE)"},
+    {"HCMPI_COLL_SHM_PAIR_REDUCE_SCATTER_READ_MIN", "16k", "library",
+     "on two ranks, Reduce_scatter(_block)s (not in place) of at least "
+     "this many bytes of the whole vector are combined by each rank over "
+     "its own block from the other rank's input read straight from its "
+     "buffer (process_vm_readv) instead of through the shared segment; 0 "
+     "never"},
     {"HCMPI_COLL_SHM_PAIR_REDUCE_READ_MAX", "384k", "library",
      "two-rank Reduces of more bytes are not read from the other rank's "
      "buffer (see HCMPI_COLL_SHM_PAIR_REDUCE_READ_MIN): they take the shared "
-     "segment's pipeline; Allreduces and Reduce_scatters have no such "
-     "bound; 0 no limit"},
+     "segment's pipeline; Allreduces have no such bound; 0 no limit"},
     {"HCMPI_COLL_SHM_BCAST_READ_MIN", "64k", "library",
      "on more than two ranks of one node, Bcasts of at least this many "
      "bytes (up to HCMPI_COLL_SHM_BCAST_READ_MAX) are read by every rank "
@@ -319,6 +330,8 @@ const hc_env_entry_t hc_env_table[] = {
      "defaults the shared-memory thresholds take (HCMPI_SHM_CMA_MIN, "
      "HCMPI_SHM_CMA_HELP_MIN, HCMPI_COLL_SHM_STREAM_MIN, "
      "HCMPI_COLL_SHM_CROWDED_BCAST_READ_MIN, HCMPI_COLL_SHM_CROWDED_YIELDS, "
+     "HCMPI_COLL_SHM_PAIR_READ_MIN, HCMPI_COLL_SHM_PAIR_BCAST_READ_MIN, "
+     "HCMPI_COLL_SHM_PAIR_REDUCE_READ_MIN, HCMPI_COLL_SHM_ROOTED_READ_MIN, "
      "HCMPI_SHM_EAGER_BUSY_MAX, HCMPI_SHM_LONE_READ_MIN, HCMPI_SHM_FAR_READ_MIN, "
      "HCMPI_SHM_FAR_CELL_STREAM_MIN, the eager limit between ranks of a node "
      "while HCMPI_EAGER_LIMIT is unset); unset: "
@@ -506,6 +519,7 @@ const hc_env_bounds_t hc_env_bounds[] = {
     {"HCMPI_COLL_SHM_CPUS", 1, 0, 1 << 20},
     {"HCMPI_COLL_SHM_PAIR_BCAST_READ_MIN", 1, 0, 64 * ENV_GIB},
     {"HCMPI_COLL_SHM_PAIR_REDUCE_READ_MIN", 1, 0, 64 * ENV_GIB},
+    {"HCMPI_COLL_SHM_PAIR_REDUCE_SCATTER_READ_MIN", 1, 0, 64 * ENV_GIB},
     {"HCMPI_COLL_SHM_PAIR_REDUCE_READ_MAX", 1, 0, 64 * ENV_GIB},
     {"HCMPI_COLL_SHM_BCAST_READ_MIN", 1, 0, 64 * ENV_GIB},
     {"HCMPI_COLL_SHM_BCAST_READ_MAX", 1, 0, 64 * ENV_GIB},

@@ -191,6 +191,53 @@ START_TEST(test_cpu_profile_crowded_bcast_reads_off_on_amd_only) {
 }
 END_TEST
 
+/* Two ranks read each other's buffers in Allgather/Alltoall, Bcast,
+ * Reduce/Allreduce and Gather everywhere but on AMD family 26 (whose CMA
+ * copies lose to the segment's: "Lead, twenty-seventh session"); the
+ * tuning takes the profile's value by name, a setting wins, and
+ * Reduce_scatter's own threshold stays whatever the profile. */
+START_TEST(test_cpu_profile_pair_reads_off_on_amd26_only) {
+  static const char *const vars[] = {
+      "HCMPI_COLL_SHM_PAIR_READ_MIN", "HCMPI_COLL_SHM_PAIR_BCAST_READ_MIN",
+      "HCMPI_COLL_SHM_PAIR_REDUCE_READ_MIN", "HCMPI_COLL_SHM_ROOTED_READ_MIN"};
+  static const size_t classic[] = {64 * KIB, 16 * KIB, 16 * KIB, 16 * KIB};
+  const char *names[] = {"amd", "amd26", "intel", "generic"};
+  for (size_t v = 0; v < 4; v++)
+    unsetenv(vars[v]);
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+    const hc_cpu_profile_t *p = profile_named(names[i]);
+    int off = strcmp(names[i], "amd26") == 0;
+    const size_t fields[] = {
+        p->coll_shm_pair_read_min, p->coll_shm_pair_bcast_read_min,
+        p->coll_shm_pair_reduce_read_min, p->coll_shm_rooted_read_min};
+    hc_shmcoll_tuning_load();
+    const size_t tuned[] = {hc_shmcoll_tuning.pair_read_min,
+                            hc_shmcoll_tuning.pair_bcast_read_min,
+                            hc_shmcoll_tuning.pair_reduce_read_min,
+                            hc_shmcoll_tuning.rooted_read_min};
+    for (size_t v = 0; v < 4; v++) {
+      size_t want = off ? 0 : classic[v], bytes = 7;
+      ck_assert_msg(fields[v] == want && tuned[v] == want,
+                    "%s: %s %zu (tuned %zu), want %zu", names[i], vars[v],
+                    fields[v], tuned[v], want);
+      ck_assert_int_eq(hc_cpu_profile_default(vars[v], &bytes), 0);
+      ck_assert_uint_eq(bytes, want);
+    }
+    ck_assert_uint_eq(hc_shmcoll_tuning.pair_reduce_scatter_read_min,
+                      16 * KIB);
+  }
+  setenv("HCMPI_COLL_SHM_PAIR_READ_MIN", "32k", 1);
+  setenv("HCMPI_COLL_SHM_PAIR_REDUCE_READ_MIN", "0", 1);
+  hc_shmcoll_tuning_load(); /* amd26, the last named */
+  ck_assert_uint_eq(hc_shmcoll_tuning.pair_read_min, 32 * KIB);
+  profile_named("amd");
+  hc_shmcoll_tuning_load();
+  ck_assert_uint_eq(hc_shmcoll_tuning.pair_reduce_read_min, 0);
+  for (size_t v = 0; v < 4; v++)
+    unsetenv(vars[v]);
+}
+END_TEST
+
 /* On AMD a crowded node's collective waits sleep after 64 yields where
  * no rank they wait for shares their CPU; Intel and generic keep the
  * engine's spin (0); a setting wins, 0 included. */
@@ -283,6 +330,7 @@ static Suite *cpu_profile_suite(void) {
   tcase_add_test(tc, test_cpu_profile_loses_to_an_explicit_setting);
   tcase_add_test(tc, test_cpu_profile_crowded_bcast_reads_off_on_amd_only);
   tcase_add_test(tc, test_cpu_profile_crowded_yields_bounded_on_amd_only);
+  tcase_add_test(tc, test_cpu_profile_pair_reads_off_on_amd26_only);
   tcase_add_test(tc, test_cpu_profile_default_by_name_is_the_profile_field);
   suite_add_tcase(s, tc);
   return s;
