@@ -8,6 +8,7 @@
 #include "hcomm/devpath.h"
 #include "hcomm/ft.h"
 #include "hcomm/trace.h"
+#include "util/clock.h"
 #include "util/copy.h"
 #include "util/env.h"
 #include "util/log.h"
@@ -589,6 +590,34 @@ static void proto_log_get(hc_peer_t *peer, size_t bytes) {
          bytes, peer->world_rank, low, low + (low - 1));
 }
 
+/* 1 when the transport of peer is told how long req's rendezvous took
+ * (rndv_measured): a host receive of HC_RNDV_MEASURE_MIN bytes or more. */
+static int proto_rndv_timed(const hc_peer_t *peer, const hcomm_request_t *req) {
+  return peer->ops->rndv_measured != NULL && req->take >= HC_RNDV_MEASURE_MIN &&
+         req->dev == NULL;
+}
+
+/* n more bytes of a timed streamed receive (proto_rndv_timed) landed.
+ * Its time runs from its first DATA, not its CTS: in a window the sender
+ * streams one message after another, and a message's wait for those
+ * before it is not what its path costs.  Told at the last byte, scaled
+ * from the bytes after the first DATA to the whole message. */
+static void proto_stream_timed(hcomm_request_t *req, size_t n) {
+  if (req->rndv_data_ns == 0) {
+    req->rndv_data_ns = hc_clock_ns();
+    req->rndv_data_first = n;
+    return;
+  }
+  if (req->landed != req->take)
+    return;
+  uint64_t ns = hc_clock_ns() - req->rndv_data_ns;
+  size_t timed = req->take - req->rndv_data_first;
+  hc_peer_t *peer = &hc_engine.peers[req->peer];
+  peer->ops->rndv_measured(
+      peer->tctx, peer->world_rank, req->take,
+      (uint64_t)((double)ns * (double)req->take / (double)timed), 0);
+}
+
 /* A matched rendezvous receive: single-copy get when the transport can,
  * else ask the sender to stream DATA packets (CTS). */
 static void proto_rndv_start(hcomm_request_t *req) {
@@ -611,15 +640,24 @@ static void proto_rndv_start(hcomm_request_t *req) {
                 req->take < peer->ops->get_min(peer->tctx, peer->world_rank));
   if (hc_trace_on && stream && dev != HC_DEVPATH_CTS)
     proto_trace_recv(req, req->remote_id, HC_TRACE_PATH_PIPELINED);
+  int timed = dev != HC_DEVPATH_CTS && proto_rndv_timed(peer, req);
   if (dev == HC_DEVPATH_CTS || stream) {
     if (dev != HC_DEVPATH_CTS)
       proto_count_pipelined(req->take);
+    if (timed) {
+      hc_request_mark_rare(req);
+      req->rndv_timed = 1;
+    }
     proto_control(req->peer, HC_PKT_CTS, req->remote_id, hc_request_id(req),
                   req->take);
     return;
   }
+  uint64_t get_ns = timed ? hc_clock_ns() : 0;
   hc_status_t rc = peer->ops->get(peer->tctx, peer->world_rank, req->recv_buf,
                                   req->remote_addr, req->take);
+  if (timed && rc == HC_OK)
+    peer->ops->rndv_measured(peer->tctx, peer->world_rank, req->take,
+                             hc_clock_ns() - get_ns, 1);
   if (hc_trace_on && rc != HC_ERR_PEER_DEAD)
     proto_trace_recv(req, req->remote_id, proto_trace_rndv_path(peer, rc));
   if (rc == HC_OK) {
@@ -874,6 +912,8 @@ static hcomm_request_t *proto_data_target(int src, const hc_pkt_hdr_t *hdr) {
 
 static void proto_data_landed(hcomm_request_t *req, size_t n) {
   req->landed += n;
+  if (req->rndv_timed)
+    proto_stream_timed(req, n);
   if (req->landed == req->take)
     proto_finish_recv(req);
 }

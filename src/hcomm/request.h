@@ -93,6 +93,12 @@ struct hcomm_request {
   /* Partitioned point-to-point (hcomm_psend_init / hcomm_precv_init): the
    * channel replayed by hcomm_start, freed at release (part.c). */
   struct hc_part *part;
+  /* A streamed rendezvous receive the engine times for its transport
+   * (rndv_measured): rndv_timed set, when its first DATA landed
+   * (hc_clock_ns; 0: none yet) and how many bytes that one held. */
+  int rndv_timed;
+  uint64_t rndv_data_ns;
+  size_t rndv_data_first;
 };
 
 /* req is about to get one of the rare fields (dev, acc, acc_buf, join_*,

@@ -133,6 +133,11 @@ typedef enum hc_transport_placement {
   HC_TRANSPORT_PLACEMENT_FAR          /* a crossing is slow (another die) */
 } hc_transport_placement_t;
 
+/* The smallest rendezvous whose time the engine tells rndv_measured: at
+ * 256 KiB either path takes 10 us or more, beside which the two clock
+ * reads are noise. */
+#define HC_RNDV_MEASURE_MIN ((size_t)256 << 10)
+
 /* A job secret as text: 64 hex digits and the NUL. */
 #define HC_TRANSPORT_SECRET_HEX 65
 
@@ -224,6 +229,17 @@ typedef struct hc_transport_ops {
    * answer may follow what the transport sees; gets of other kinds
    * (one-sided operations) are not bound by it. */
   size_t (*get_min)(void *ctx, int peer_world_rank);
+  /* Optional (NULL: not told): how long one rendezvous of bytes from
+   * peer_world_rank took at the receiver, in ns, and by which path: read
+   * with get (read 1: the get's time) or streamed through send after a
+   * CTS (read 0: from its first DATA to its last, scaled to the whole
+   * message, so that its wait behind earlier messages does not count).  The engine tells it of
+   * host rendezvous of HC_RNDV_MEASURE_MIN bytes or more, so that get_min
+   * may follow what each path delivers between the two ranks now (shm:
+   * where the host moves the ranks' cores apart or together while they
+   * run).  Called from progress under the engine lock; never blocks. */
+  void (*rndv_measured)(void *ctx, int peer_world_rank, size_t bytes,
+                        uint64_t ns, int read);
   /* Optional (NULL: none): the largest eager payload this transport wants
    * while HCMPI_EAGER_LIMIT is unset, where a rendezvous of more bytes
    * beats its eager copies (shm: the processor's profile).  The engine

@@ -69,6 +69,11 @@ const hc_env_entry_t hc_env_table[] = {
      "first of every N buffers for one-sided operations larger than an "
      "eager packet (the origin's completing call fails with "
      "MPI_ERR_NO_MEM)"},
+    {"HCMPI_TEST_SHM_RATES", "0", "library",
+     "tests only: 1 lets the measured rates of large rendezvous overrule a "
+     "placement forced by HCMPI_SHM_PLACEMENT, as they overrule a probed "
+     "one (whether rendezvous from HCMPI_SHM_FAR_READ_MIN are read or "
+     "streamed)"},
     {"HCMPI_TEST_SHM_HELP_DIE", "0", "library",
      "tests only: 1 makes this process kill itself (SIGKILL) as soon as it "
      "claims a chunk of a peer's shared CMA read (HCMPI_SHM_CMA_HELP_MIN) "
@@ -309,8 +314,11 @@ const hc_env_entry_t hc_env_table[] = {
      "only where this is below HCMPI_SHM_CMA_MIN: one way 0.12 us or "
      "more, or HCMPI_SHM_PLACEMENT=far), rendezvous of at least this many "
      "bytes are read with CMA, lone or in a stream, instead of streaming "
-     "through the cells; as large as HCMPI_SHM_CMA_MIN: off; the default "
-     "is the processor's (HCMPI_CPU_PROFILE)"},
+     "through the cells; with the ping-pong's verdict, only until both "
+     "ways were measured: then such rendezvous take the way that moved "
+     "them faster lately, and one tries the other way every 0.2 s (the "
+     "host may move the cores); as large as HCMPI_SHM_CMA_MIN: off; the "
+     "default is the processor's (HCMPI_CPU_PROFILE)"},
     {"HCMPI_SHM_FAR_CELL_STREAM_MIN", "auto: 4k on AMD; 0", "library",
      "where the two ranks of a node sit on cores a cache line crosses "
      "between slowly (the start-up ping-pong of HCMPI_SHM_FAR_READ_MIN, "

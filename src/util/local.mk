@@ -12,6 +12,8 @@ HC_UTIL_SOURCES += src/util/smallmem.h
 HC_UTIL_SOURCES += src/util/copy.c src/util/copy.h
 # hc_fence_*: publishers' light fences, sleepers' membarrier (shm, shmcoll).
 HC_UTIL_SOURCES += src/util/fence.c src/util/fence.h
+# hc_clock_ns: the engine's rendezvous measures.
+HC_UTIL_SOURCES += src/util/clock.h
 # hc_cpu_profile: the shm thresholds' defaults for this processor.
 HC_UTIL_SOURCES += src/util/cpu_profile.c src/util/cpu_profile.h
 # The table of tunables: MPI_Init and hcmpirun refuse values out of bounds.

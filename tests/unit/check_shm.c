@@ -770,6 +770,77 @@ START_TEST(test_shm_placement_op_answers_the_forced_or_probed_verdict) {
 }
 END_TEST
 
+/* Rank 0's read-or-stream choice for rendezvous from rank 1 under the
+ * amd profile (reads from 1 MiB where far, CMA_MIN 4 MiB otherwise), the
+ * verdict forced far and the rates allowed to overrule it
+ * (HCMPI_TEST_SHM_RATES): get_min is far_read_min while rendezvous from
+ * 1 MiB are read, cma_min while they stream. */
+static void body_rates(harness_t *h) {
+  if (h->me != 0)
+    return;
+  const size_t far = (size_t)1 << 20, stream = (size_t)4 << 20, mib = far;
+  int peer = h->world[1];
+  expect(ops->rndv_measured != NULL, "shm takes rendezvous measures",
+         __LINE__);
+  expect(ops->get_min(h->ctx, peer) == far, "nothing measured: the verdict",
+         __LINE__);
+  ops->rndv_measured(h->ctx, peer, mib, 100000, 1); /* read: 10 GB/s */
+  expect(ops->get_min(h->ctx, peer) == stream,
+         "reads measured, streams never: one rendezvous streams", __LINE__);
+  expect(ops->get_min(h->ctx, peer) == far,
+         "the ones behind it read while that one moves", __LINE__);
+  ops->rndv_measured(h->ctx, peer, mib, 50000, 0); /* stream: 20 GB/s */
+  expect(ops->get_min(h->ctx, peer) == stream, "streams moved more: stream",
+         __LINE__);
+  ops->rndv_measured(h->ctx, peer, far / 2, 1000, 1);
+  expect(ops->get_min(h->ctx, peer) == stream,
+         "a rendezvous below the far threshold measures nothing", __LINE__);
+  ops->rndv_measured(h->ctx, peer, mib, 500000, 0); /* stream: 2 GB/s */
+  expect(ops->get_min(h->ctx, peer) == stream,
+         "a slower measure does not undo a fresh faster one", __LINE__);
+  /* Past the measures' freshness the other way is tried once more, and a
+   * slow measure then counts. */
+  struct timespec pause = {0, 250 * 1000 * 1000};
+  nanosleep(&pause, NULL);
+  expect(ops->get_min(h->ctx, peer) == far, "stale: one rendezvous reads",
+         __LINE__);
+  expect(ops->get_min(h->ctx, peer) == stream, "then streams again",
+         __LINE__);
+  ops->rndv_measured(h->ctx, peer, mib, 500000, 0); /* stream: 2 GB/s */
+  expect(ops->get_min(h->ctx, peer) == far,
+         "streams now slower than the reads: read", __LINE__);
+}
+
+/* The same measures under a forced verdict alone change nothing. */
+static void body_rates_forced(harness_t *h) {
+  if (h->me != 0)
+    return;
+  int peer = h->world[1];
+  ops->rndv_measured(h->ctx, peer, (size_t)1 << 20, 100000, 1);
+  ops->rndv_measured(h->ctx, peer, (size_t)1 << 20, 1000, 0);
+  for (int i = 0; i < 3; i++)
+    expect(ops->get_min(h->ctx, peer) == ((size_t)1 << 20),
+           "forced far: read whatever the measures", __LINE__);
+}
+
+START_TEST(test_shm_rendezvous_follow_the_faster_way_once_measured) {
+  setenv("HCMPI_CPU_PROFILE", "amd", 1);
+  setenv("HCMPI_SHM_PLACEMENT", "far", 1);
+  setenv("HCMPI_SHM_LONE_READ_MIN", "1g", 1);
+  setenv("HCMPI_SHM_STREAM_RUNQ_MAX", "100", 1);
+  unsetenv("HCMPI_SHM_CMA_MIN");
+  unsetenv("HCMPI_SHM_FAR_READ_MIN");
+  setenv("HCMPI_TEST_SHM_RATES", "1", 1);
+  harness_run(2, body_rates);
+  unsetenv("HCMPI_TEST_SHM_RATES");
+  harness_run(2, body_rates_forced);
+  unsetenv("HCMPI_SHM_STREAM_RUNQ_MAX");
+  unsetenv("HCMPI_SHM_LONE_READ_MIN");
+  unsetenv("HCMPI_SHM_PLACEMENT");
+  unsetenv("HCMPI_CPU_PROFILE");
+}
+END_TEST
+
 static Suite *shm_suite(void) {
   Suite *s = suite_create("shm");
   TCase *tc = tcase_create("shm");
@@ -788,6 +859,7 @@ static Suite *shm_suite(void) {
   tcase_add_test(tc, test_shm_cma_min_from_cpu_profile_unless_set);
   tcase_add_test(tc,
                  test_shm_placement_op_answers_the_forced_or_probed_verdict);
+  tcase_add_test(tc, test_shm_rendezvous_follow_the_faster_way_once_measured);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -265,6 +265,7 @@ static hc_status_t shm_alloc_arrays(shm_ctx_t *shm, const int *ranks) {
   shm->out_blocked = calloc(n, sizeof *shm->out_blocked);
   shm->box_skips = calloc(n, 1);
   shm->turns = calloc(n, sizeof *shm->turns);
+  shm->rates = calloc(n, sizeof *shm->rates);
   shm->cma_off = calloc(n, 1);
   shm->cma_worked = calloc(n, 1);
   shm->in_corrupt = calloc(n, 1);
@@ -275,7 +276,8 @@ static hc_status_t shm_alloc_arrays(shm_ctx_t *shm, const int *ranks) {
   if (shm->local_world_ranks == NULL || shm->in == NULL || shm->out == NULL ||
       shm->box_in == NULL || shm->box_out == NULL || shm->pools == NULL ||
       shm->out_blocked == NULL || shm->box_skips == NULL ||
-      shm->turns == NULL || shm->cma_off == NULL || shm->cma_worked == NULL ||
+      shm->turns == NULL || shm->rates == NULL || shm->cma_off == NULL ||
+      shm->cma_worked == NULL ||
       shm->in_corrupt == NULL || shm->dead == NULL || shm->pidfd == NULL ||
       shm->peer_bell_fd == NULL || shm->peers == NULL)
     return HC_ERR_NOMEM;
@@ -1092,13 +1094,15 @@ uint64_t hc_shm_now_ns(void) {
  * of a stream (others behind it): every one while the pair waits for a
  * core, else from cma_min, or from far_read_min where the two cores are
  * far apart: there the cells' two copies each pull every line across the
- * slow link, one read pulls them once (bench/NOTES.md, far25). */
-static size_t shm_stream_read_min(shm_ctx_t *shm, int p) {
+ * slow link, one read pulls them once (bench/NOTES.md, far25), which
+ * hc_shm_far_reads tells as the host moves the cores.  choose: as
+ * there. */
+static size_t shm_stream_read_min(shm_ctx_t *shm, int p, int choose) {
   shm_sample_runq(shm);
   if (shm_pair_contended(shm, p))
     return 0;
-  if (shm->placement == HC_TRANSPORT_PLACEMENT_FAR &&
-      shm->far_read_min < shm->cma_min && shm->cma_enabled && !shm->cma_off[p])
+  if (shm->far_read_min < shm->cma_min && shm->cma_enabled &&
+      !shm->cma_off[p] && hc_shm_far_reads(shm, p, choose))
     return shm->far_read_min;
   return shm->cma_min;
 }
@@ -1110,8 +1114,8 @@ static size_t shm_stream_read_min(shm_ctx_t *shm, int p) {
  * against 1.7 us); a stream's copies overlap, which one read after
  * another does not (mid18: reading from 8 KiB cost windows at 12-24 KiB
  * ~25 %). */
-static size_t shm_lone_read_min(shm_ctx_t *shm, int p) {
-  size_t min = shm_stream_read_min(shm, p);
+static size_t shm_lone_read_min(shm_ctx_t *shm, int p, int choose) {
+  size_t min = shm_stream_read_min(shm, p, choose);
   if (!shm->cma_enabled || shm->cma_off[p])
     return min;
   return shm->lone_read_min < min ? shm->lone_read_min : min;
@@ -1125,8 +1129,8 @@ static size_t shm_get_min(void *ctx, int peer_world_rank) {
   if (p < 0 || p == shm->local_rank)
     return shm->cma_min;
   return hc_shm_ring_holds_at_most_one(&shm->in[p])
-             ? shm_lone_read_min(shm, p)
-             : shm_stream_read_min(shm, p);
+             ? shm_lone_read_min(shm, p, 1)
+             : shm_stream_read_min(shm, p, 1);
 }
 
 static size_t shm_eager_max(void *ctx) {
@@ -1180,7 +1184,7 @@ static size_t shm_eager_max_now(void *ctx, int peer_world_rank, int in_stream) {
   int lone = shm_lone_turn(shm, p);
   if (in_stream || !lone || !hc_shm_ring_drained(&shm->out[p]))
     return shm->eager_busy_max;
-  size_t read_min = shm_lone_read_min(shm, p);
+  size_t read_min = shm_lone_read_min(shm, p, 0);
   if (read_min <= shm->eager_max + 1)
     return 0;
   return read_min - 1 < shm->eager_busy_max ? read_min - 1
@@ -1396,6 +1400,7 @@ static void shm_fini(void *ctx) {
   free((void *)shm->out_blocked);
   free(shm->box_skips);
   free(shm->turns);
+  free(shm->rates);
   free(shm->cma_off);
   free(shm->cma_worked);
   free(shm->in_corrupt);
@@ -1438,6 +1443,7 @@ const hc_transport_ops_t hc_transport_shm_ops = {
     .progress = shm_progress,
     .get = hc_shm_cma_get,
     .get_min = shm_get_min,
+    .rndv_measured = hc_shm_rndv_measured,
     .eager_max = shm_eager_max,
     .eager_max_now = shm_eager_max_now,
     .put = hc_shm_cma_put,

@@ -108,6 +108,22 @@ struct shm_turn {
   unsigned char lone;
 };
 
+/* What the engine measured of the large rendezvous received from one
+ * local peer by one path (rndv_measured), for the choice between reading
+ * them and streaming them (shm_placement.c): MB/s of its best recent
+ * measure (0: none yet), when that was taken, and when a rendezvous was
+ * last sent down the path to take one (hc_shm_now_ns). */
+struct shm_path_rate {
+  uint32_t mbps;
+  uint64_t measured_ns, tried_ns;
+};
+
+/* A local peer's two paths: [0] streamed through the cells, [1] read. */
+struct shm_rates {
+  struct shm_path_rate path[2];
+  int chosen; /* 1 + the path last chosen by the rates (0: none yet) */
+};
+
 typedef struct shm_ctx {
   int world_rank;
   int local_rank;
@@ -165,6 +181,11 @@ typedef struct shm_ctx {
   /* The pair's placement (hc_shm_placement_choose; UNKNOWN where not
    * judged), which the placement op gives layers above. */
   hc_transport_placement_t placement;
+  /* The placement was probed, not forced nor left unknown: the read or
+   * stream choice of large rendezvous then follows what each path
+   * delivers (rates, [local peer]), from the probe's verdict on. */
+  int rates_on;
+  struct shm_rates *rates;
   /* The processor's shm_prefetch_next, off on a crowded node: the out
    * rings' prefetch_next, the in rings' read_published (both measured on
    * the AMD EPYC only: amdp2p23, amdrecv23), and whether an empty poll
@@ -318,5 +339,15 @@ hc_status_t hc_shm_cma_put(void *ctx, int peer_world_rank, const void *local,
 /* The pair's placement, forced, probed or unknown; at connect, by both
  * local ranks together. */
 hc_transport_placement_t hc_shm_placement_choose(shm_ctx_t *shm);
+/* The rndv_measured op: keeps the rates of rendezvous from the far-read
+ * threshold on. */
+void hc_shm_rndv_measured(void *ctx, int peer_world_rank, size_t bytes,
+                          uint64_t ns, int read);
+/* 1 when rendezvous from local rank p of far_read_min bytes or more are
+ * to be read: the far verdict, or, once measured, the path that delivers
+ * more now.  choose: asked for a rendezvous about to move (get_min), which
+ * may take the other path to measure it again; 0: a sender's question,
+ * which changes nothing. */
+int hc_shm_far_reads(shm_ctx_t *shm, int p, int choose);
 
 #endif
