@@ -591,10 +591,12 @@ static void proto_log_get(hc_peer_t *peer, size_t bytes) {
 }
 
 /* 1 when the transport of peer is told how long req's rendezvous took
- * (rndv_measured): a host receive of HC_RNDV_MEASURE_MIN bytes or more. */
+ * (rndv_measured): a host receive of HC_RNDV_MEASURE_MIN bytes or more
+ * into a plain buffer (an unpacking accessor's stream would time the
+ * unpacking too). */
 static int proto_rndv_timed(const hc_peer_t *peer, const hcomm_request_t *req) {
   return peer->ops->rndv_measured != NULL && req->take >= HC_RNDV_MEASURE_MIN &&
-         req->dev == NULL;
+         req->dev == NULL && req->acc.unpack == NULL;
 }
 
 /* n more bytes of a timed streamed receive (proto_rndv_timed) landed.

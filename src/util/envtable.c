@@ -325,7 +325,9 @@ const hc_env_entry_t hc_env_table[] = {
      "run also where this is not 0, or HCMPI_SHM_PLACEMENT=far), a sender "
      "writes messages of at least this many bytes into its cells with "
      "non-temporal stores (past its cache: the receiver reads them from "
-     "memory instead of from the sender's core; x86-64 only); 0 never; "
+     "memory instead of from the sender's core; x86-64 only); once the "
+     "receiver measured its large rendezvous (HCMPI_SHM_FAR_READ_MIN), "
+     "while it reads them, not while it streams them; 0 never; "
      "the default is the processor's (HCMPI_CPU_PROFILE)"},
     {"HCMPI_SHM_PLACEMENT", "auto", "library",
      "tests only: near or far skips the start-up ping-pong of "

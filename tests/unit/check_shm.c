@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "transport/shm/shm_fastbox.h" /* HC_SHM_FASTBOX_MAX */
+#include "transport/shm/shm_impl.h"    /* body_rates: the slot, the pool */
 #include "transport/transport.h"
 
 #define MAX_RANKS 4
@@ -770,45 +771,77 @@ START_TEST(test_shm_placement_op_answers_the_forced_or_probed_verdict) {
 }
 END_TEST
 
+/* Rank 1 sends rank 0 a packet of a pool cell, then checks how its pool
+ * fills cells now (stream_min: from which size past the cache), which
+ * follows what rank 0 last said in its slot's far_now. */
+static void rates_fills_are(harness_t *h, size_t stream_min, int line) {
+  static unsigned char cell[8192];
+  harness_barrier(h);
+  if (h->me == 1) {
+    struct iovec iov = {cell, sizeof cell};
+    send_retry(h, 0, &iov, 1);
+    shm_ctx_t *shm = h->ctx;
+    expect(shm->pools[shm->local_rank].stream_min == stream_min,
+           "rank 1's cell fills follow rank 0's far_now", line);
+  } else {
+    pump_until(h, inbox.count + 1);
+  }
+  harness_barrier(h);
+}
+
 /* Rank 0's read-or-stream choice for rendezvous from rank 1 under the
  * amd profile (reads from 1 MiB where far, CMA_MIN 4 MiB otherwise), the
  * verdict forced far and the rates allowed to overrule it
  * (HCMPI_TEST_SHM_RATES): get_min is far_read_min while rendezvous from
- * 1 MiB are read, cma_min while they stream. */
+ * 1 MiB are read, cma_min while they stream; and rank 1's cell fills,
+ * past the cache from 4 KiB while rank 0 reads (far), plain while it
+ * streams or streams one to measure that way. */
 static void body_rates(harness_t *h) {
-  if (h->me != 0)
-    return;
   const size_t far = (size_t)1 << 20, stream = (size_t)4 << 20, mib = far;
+  const size_t far_fills = HC_COPY_STREAMS ? (size_t)4 << 10 : 0;
   int peer = h->world[1];
-  expect(ops->rndv_measured != NULL, "shm takes rendezvous measures",
-         __LINE__);
-  expect(ops->get_min(h->ctx, peer) == far, "nothing measured: the verdict",
-         __LINE__);
-  ops->rndv_measured(h->ctx, peer, mib, 100000, 1); /* read: 10 GB/s */
-  expect(ops->get_min(h->ctx, peer) == stream,
-         "reads measured, streams never: one rendezvous streams", __LINE__);
-  expect(ops->get_min(h->ctx, peer) == far,
-         "the ones behind it read while that one moves", __LINE__);
-  ops->rndv_measured(h->ctx, peer, mib, 50000, 0); /* stream: 20 GB/s */
-  expect(ops->get_min(h->ctx, peer) == stream, "streams moved more: stream",
-         __LINE__);
-  ops->rndv_measured(h->ctx, peer, far / 2, 1000, 1);
-  expect(ops->get_min(h->ctx, peer) == stream,
-         "a rendezvous below the far threshold measures nothing", __LINE__);
-  ops->rndv_measured(h->ctx, peer, mib, 500000, 0); /* stream: 2 GB/s */
-  expect(ops->get_min(h->ctx, peer) == stream,
-         "a slower measure does not undo a fresh faster one", __LINE__);
-  /* Past the measures' freshness the other way is tried once more, and a
-   * slow measure then counts. */
-  struct timespec pause = {0, 250 * 1000 * 1000};
-  nanosleep(&pause, NULL);
-  expect(ops->get_min(h->ctx, peer) == far, "stale: one rendezvous reads",
-         __LINE__);
-  expect(ops->get_min(h->ctx, peer) == stream, "then streams again",
-         __LINE__);
-  ops->rndv_measured(h->ctx, peer, mib, 500000, 0); /* stream: 2 GB/s */
-  expect(ops->get_min(h->ctx, peer) == far,
-         "streams now slower than the reads: read", __LINE__);
+  _Atomic uint32_t *far_now = &((shm_ctx_t *)h->ctx)->slots[0].far_now;
+  rates_fills_are(h, far_fills, __LINE__); /* the verdict's */
+  if (h->me == 0) {
+    expect(ops->rndv_measured != NULL, "shm takes rendezvous measures",
+           __LINE__);
+    expect(ops->get_min(h->ctx, peer) == far,
+           "nothing measured: the verdict", __LINE__);
+    ops->rndv_measured(h->ctx, peer, mib, 100000, 1); /* read: 10 GB/s */
+    expect(*far_now == 2, "reads alone measured: far", __LINE__);
+    expect(ops->get_min(h->ctx, peer) == stream,
+           "reads measured, streams never: one rendezvous streams", __LINE__);
+    expect(*far_now == 1, "a stream to measure: cells filled plain",
+           __LINE__);
+    expect(ops->get_min(h->ctx, peer) == far,
+           "the ones behind it read while that one moves", __LINE__);
+    ops->rndv_measured(h->ctx, peer, mib, 50000, 0); /* stream: 20 GB/s */
+    expect(ops->get_min(h->ctx, peer) == stream,
+           "streams moved more: stream", __LINE__);
+    ops->rndv_measured(h->ctx, peer, far / 2, 1000, 1);
+    expect(ops->get_min(h->ctx, peer) == stream,
+           "a rendezvous below the far threshold measures nothing", __LINE__);
+    ops->rndv_measured(h->ctx, peer, mib, 500000, 0); /* stream: 2 GB/s */
+    expect(ops->get_min(h->ctx, peer) == stream,
+           "a slower measure does not undo a fresh faster one", __LINE__);
+    expect(*far_now == 1, "streaming: near", __LINE__);
+  }
+  rates_fills_are(h, 0, __LINE__);
+  if (h->me == 0) {
+    /* Past the measures' freshness the other way is tried once more, and
+     * a slow measure then counts. */
+    struct timespec pause = {0, 250 * 1000 * 1000};
+    nanosleep(&pause, NULL);
+    expect(ops->get_min(h->ctx, peer) == far, "stale: one rendezvous reads",
+           __LINE__);
+    expect(ops->get_min(h->ctx, peer) == stream, "then streams again",
+           __LINE__);
+    ops->rndv_measured(h->ctx, peer, mib, 500000, 0); /* stream: 2 GB/s */
+    expect(ops->get_min(h->ctx, peer) == far,
+           "streams now slower than the reads: read", __LINE__);
+    expect(*far_now == 2, "reading: far", __LINE__);
+  }
+  rates_fills_are(h, far_fills, __LINE__);
 }
 
 /* The same measures under a forced verdict alone change nothing. */

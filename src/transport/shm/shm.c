@@ -107,11 +107,11 @@
 #include "util/shmseg.h"
 
 #define SHM_MAGIC 0x68636d7069736567ULL /* "hcmpiseg" */
-/* 13: placement_probe in the slots; 12: read_until_ns on a line of its own; 11:
+/* 14: far_now in the slots; 13: placement_probe in the slots; 12: read_until_ns on a line of its own; 11:
  * read_until_ns in the slots; 10: sent_mask in the slots; 8: fast boxes of 2-18
  * lines (box_bytes); 7: shared CMA reads; 6: runq_contended in the slots; 5:
  * pollable doorbell; 4: fast boxes */
-#define SHM_VERSION 13
+#define SHM_VERSION 14
 #define SHM_DEFAULT_CELL_SIZE ((size_t)16 << 10)
 #define SHM_DEFAULT_CELLS 64
 #define SHM_MIN_CELL_SIZE ((size_t)256)
@@ -747,11 +747,29 @@ static void shm_wake_op(void *ctx, int peer_world_rank) {
  * 64 CLDEMOTEs on each send (bench/NOTES.md, mid18); so only sparse sends
  * ask (shm_ring_idle), and the demotes wait until the rank has nothing
  * else to do. */
+/* Where the rates rule (shm_placement.c): my cell fills bypass the cache
+ * (HCMPI_SHM_FAR_CELL_STREAM_MIN) while the peer takes our cores for far
+ * apart, as its far_now says, not as the start-up verdict said: fills of
+ * plain stores to a far core, or streamed past the cache to a near one,
+ * each halved mid-size bandwidth (bench/NOTES.md, nt29).  One load of a
+ * word its owner rarely writes. */
+static void shm_fills_follow(shm_ctx_t *shm, int peer) {
+  uint32_t far = atomic_load_explicit(&shm->slots[peer].far_now,
+                                      memory_order_relaxed);
+  if (far == 0 || far == shm->fills_far)
+    return;
+  shm->fills_far = far;
+  hc_shm_pool_set_stream_min(&shm->pools[shm->local_rank],
+                             far == 2 ? shm->far_cell_stream_min : 0);
+}
+
 static hc_status_t shm_push_pooled(shm_ctx_t *shm, int peer,
                                    const struct iovec *iov, int iovcnt,
                                    int demote) {
   hc_shm_pool_t *pool = &shm->pools[shm->local_rank];
   struct shm_pool_ref ref;
+  if (shm->rates_on)
+    shm_fills_follow(shm, peer);
   hc_status_t rc =
       hc_shm_pool_fill(pool, (uint32_t)peer, iov, iovcnt, &ref.index);
   if (rc == HC_ERR_AGAIN) {

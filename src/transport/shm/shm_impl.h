@@ -186,6 +186,9 @@ typedef struct shm_ctx {
    * delivers (rates, [local peer]), from the probe's verdict on. */
   int rates_on;
   struct shm_rates *rates;
+  /* The peer's far_now my pool's fills last followed (shm_fills_follow;
+   * 0: the start-up verdict's). */
+  uint32_t fills_far;
   /* The processor's shm_prefetch_next, off on a crowded node: the out
    * rings' prefetch_next, the in rings' read_published (both measured on
    * the AMD EPYC only: amdp2p23, amdrecv23), and whether an empty poll

@@ -51,6 +51,11 @@ struct hc_shm_slot {
   /* 1 while the owner has lately waited for a core more than
    * HCMPI_SHM_STREAM_RUNQ_MAX allows (shm.c: shm_sample_runq). */
   _Atomic uint32_t runq_contended;
+  /* On a node of two ranks whose large rendezvous follow their measured
+   * rates (shm_placement.c): 1 + whether the owner now takes its peer's
+   * cores for far apart (it reads them), 0 while it measured nothing; the
+   * peer's cell fills follow it (shm.c: shm_fills_follow). */
+  _Atomic uint32_t far_now;
   /* Crowded nodes only (shm.c: shm_mark_sent): bit (p mod 64) set by
    * local rank p after it published a packet for the owner, cleared by
    * the owner as it takes them, so its empty poll reads this line, not

@@ -14,7 +14,10 @@
  * far_read_min on: the engine tells how long each took by either path
  * (rndv_measured), and the choice follows the path that delivers more,
  * sending one rendezvous down the other path whenever that path's
- * measure is older than SHM_RATES_FRESH_NS.
+ * measure is older than SHM_RATES_FRESH_NS.  The receiver tells the
+ * sender what it concluded (its slot's far_now), and the sender's cell
+ * fills follow that instead of the verdict too: past the cache while the
+ * receiver reads (far), plain while it streams.
  */
 #include "config.h"
 
@@ -179,6 +182,29 @@ static void shm_rates_take(struct shm_path_rate *path, uint64_t now,
   path->measured_ns = now;
 }
 
+/* The way rendezvous of far_read_min or more from local rank p go by the
+ * rates, both measured or one: 1 read, 0 streamed. */
+static int shm_rates_reads(const struct shm_rates *r) {
+  const struct shm_path_rate *stream = &r->path[0], *read = &r->path[1];
+  return stream->mbps == 0 ? 1
+         : read->mbps == 0 ? 0
+                           : read->mbps > stream->mbps;
+}
+
+/* Tells p, in my slot's far_now, whether I take our cores for far apart
+ * (I read its large rendezvous), so that its cell fills follow: not while
+ * a rendezvous streams to measure that way, whose cells must be filled as
+ * a near pair's would be, or it measures the fills, not the way. */
+static void shm_rates_publish(shm_ctx_t *shm, int p, uint64_t now) {
+  const struct shm_path_rate *stream = &shm->rates[p].path[0];
+  int measuring = stream->tried_ns > stream->measured_ns &&
+                  now - stream->tried_ns <= SHM_RATES_FRESH_NS;
+  uint32_t far = 1u + (uint32_t)(shm_rates_reads(&shm->rates[p]) && !measuring);
+  _Atomic uint32_t *word = &shm->slots[shm->local_rank].far_now;
+  if (atomic_load_explicit(word, memory_order_relaxed) != far)
+    atomic_store_explicit(word, far, memory_order_release);
+}
+
 void hc_shm_rndv_measured(void *ctx, int peer_world_rank, size_t bytes,
                           uint64_t ns, int read) {
   shm_ctx_t *shm = ctx;
@@ -188,8 +214,10 @@ void hc_shm_rndv_measured(void *ctx, int peer_world_rank, size_t bytes,
   if (p < 0 || p == shm->local_rank)
     return;
   uint64_t mbps = (uint64_t)bytes * 1000u / ns;
-  shm_rates_take(&shm->rates[p].path[read != 0], hc_shm_now_ns(),
+  uint64_t now = hc_shm_now_ns();
+  shm_rates_take(&shm->rates[p].path[read != 0], now,
                  mbps > UINT32_MAX ? UINT32_MAX : (uint32_t)mbps);
+  shm_rates_publish(shm, p, now);
 }
 
 int hc_shm_far_reads(shm_ctx_t *shm, int p, int choose) {
@@ -198,9 +226,7 @@ int hc_shm_far_reads(shm_ctx_t *shm, int p, int choose) {
   if (!shm->rates_on || (read->mbps == 0 && stream->mbps == 0))
     return shm->placement == HC_TRANSPORT_PLACEMENT_FAR;
   /* The path that delivered more; with one path measured, that one. */
-  int reads = stream->mbps == 0 ? 1
-              : read->mbps == 0 ? 0
-                                : read->mbps > stream->mbps;
+  int reads = shm_rates_reads(&shm->rates[p]);
   if (!choose)
     return reads;
   if (shm->rates[p].chosen != 1 + reads) {
@@ -218,8 +244,8 @@ int hc_shm_far_reads(shm_ctx_t *shm, int p, int choose) {
   uint64_t now = hc_shm_now_ns();
   uint64_t last = other->tried_ns > other->measured_ns ? other->tried_ns
                                                        : other->measured_ns;
-  if (now - last <= SHM_RATES_FRESH_NS)
-    return reads;
-  other->tried_ns = now;
-  return !reads;
+  if (now - last > SHM_RATES_FRESH_NS)
+    other->tried_ns = now;
+  shm_rates_publish(shm, p, now);
+  return now - last > SHM_RATES_FRESH_NS ? !reads : reads;
 }
