@@ -86,6 +86,9 @@ typedef struct hc_peer {
    * rendezvous slowed the very runs that read the log (bench/NOTES.md,
    * sched27, far28). */
   uint64_t gets_logged;
+  /* Host rendezvous receives from it that stream now (their CTS sent,
+   * bytes still to land): get_min's streams_landing. */
+  int streams_landing;
 } hc_peer_t;
 
 typedef struct hc_engine {

@@ -639,16 +639,18 @@ static void proto_rndv_start(hcomm_request_t *req) {
    * faster as a stream. */
   int stream = req->acc.unpack != NULL || req->remote_addr == 0 ||
                (peer->ops->get_min != NULL &&
-                req->take < peer->ops->get_min(peer->tctx, peer->world_rank));
+                req->take < peer->ops->get_min(peer->tctx, peer->world_rank,
+                                               peer->streams_landing));
   if (hc_trace_on && stream && dev != HC_DEVPATH_CTS)
     proto_trace_recv(req, req->remote_id, HC_TRACE_PATH_PIPELINED);
   int timed = dev != HC_DEVPATH_CTS && proto_rndv_timed(peer, req);
   if (dev == HC_DEVPATH_CTS || stream) {
-    if (dev != HC_DEVPATH_CTS)
+    if (dev != HC_DEVPATH_CTS) {
       proto_count_pipelined(req->take);
-    if (timed) {
       hc_request_mark_rare(req);
-      req->rndv_timed = 1;
+      req->rndv_landing = 1;
+      req->rndv_timed = timed;
+      peer->streams_landing++;
     }
     proto_control(req->peer, HC_PKT_CTS, req->remote_id, hc_request_id(req),
                   req->take);
@@ -916,8 +918,11 @@ static void proto_data_landed(hcomm_request_t *req, size_t n) {
   req->landed += n;
   if (req->rndv_timed)
     proto_stream_timed(req, n);
-  if (req->landed == req->take)
-    proto_finish_recv(req);
+  if (req->landed != req->take)
+    return;
+  if (req->rndv_landing)
+    hc_engine.peers[req->peer].streams_landing--;
+  proto_finish_recv(req);
 }
 
 static void proto_on_data(int src, const hc_pkt_hdr_t *hdr,

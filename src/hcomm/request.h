@@ -99,6 +99,9 @@ struct hcomm_request {
   int rndv_timed;
   uint64_t rndv_data_ns;
   size_t rndv_data_first;
+  /* A host rendezvous receive counted in its peer's streams_landing
+   * until its last byte lands. */
+  int rndv_landing;
 };
 
 /* req is about to get one of the rare fields (dev, acc, acc_buf, join_*,

@@ -227,17 +227,20 @@ typedef struct hc_transport_ops {
    * two copies can beat one, but only while both ends hold a core.  Asked
    * for each rendezvous the engine receives from peer_world_rank, so the
    * answer may follow what the transport sees; gets of other kinds
-   * (one-sided operations) are not bound by it. */
-  size_t (*get_min)(void *ctx, int peer_world_rank);
+   * (one-sided operations) are not bound by it.  streams_landing: how
+   * many of the engine's receives from that peer still stream (a read
+   * now would share the cores with them). */
+  size_t (*get_min)(void *ctx, int peer_world_rank, int streams_landing);
   /* Optional (NULL: not told): how long one rendezvous of bytes from
    * peer_world_rank took at the receiver, in ns, and by which path: read
    * with get (read 1: the get's time) or streamed through send after a
    * CTS (read 0: from its first DATA to its last, scaled to the whole
-   * message, so that its wait behind earlier messages does not count).  The engine tells it of
-   * host rendezvous of HC_RNDV_MEASURE_MIN bytes or more, so that get_min
-   * may follow what each path delivers between the two ranks now (shm:
-   * where the host moves the ranks' cores apart or together while they
-   * run).  Called from progress under the engine lock; never blocks. */
+   * message, so that its wait behind earlier messages does not count).
+   * The engine tells it of host rendezvous of HC_RNDV_MEASURE_MIN bytes
+   * or more into plain buffers, so that get_min may follow what each path
+   * delivers between the two ranks now (shm: where the host moves the
+   * ranks' cores apart or together while they run).  Called from
+   * progress under the engine lock; never blocks. */
   void (*rndv_measured)(void *ctx, int peer_world_rank, size_t bytes,
                         uint64_t ns, int read);
   /* Optional (NULL: none): the largest eager payload this transport wants
@@ -403,6 +406,5 @@ void hc_transport_wait_done_nothing(void *ctx);
 hc_status_t hc_transport_set_secret_not_supported(void *ctx, const char *hex);
 /* watch: nothing (deaths are noticed without traffic). */
 void hc_transport_watch_nothing(void *ctx, int peer_world_rank);
-
 
 #endif /* HC_TRANSPORT_H */

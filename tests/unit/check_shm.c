@@ -691,7 +691,7 @@ static size_t cma_min_expected;
 static size_t eager_max_expected;
 
 static void body_cma_min(harness_t *h) {
-  size_t got = ops->get_min(h->ctx, h->world[h->me]);
+  size_t got = ops->get_min(h->ctx, h->world[h->me], 0);
   expect(got == cma_min_expected, "get_min is the expected CMA_MIN", __LINE__);
   expect(ops->eager_max != NULL &&
              ops->eager_max(h->ctx) == eager_max_expected,
@@ -793,7 +793,8 @@ static void rates_fills_are(harness_t *h, size_t stream_min, int line) {
  * amd profile (reads from 1 MiB where far, CMA_MIN 4 MiB otherwise), the
  * verdict forced far and the rates allowed to overrule it
  * (HCMPI_TEST_SHM_RATES): get_min is far_read_min while rendezvous from
- * 1 MiB are read, cma_min while they stream; and rank 1's cell fills,
+ * 1 MiB are read, cma_min while they stream (a read to measure that way
+ * waits until no stream lands); and rank 1's cell fills,
  * past the cache from 4 KiB while rank 0 reads (far), plain while it
  * streams or streams one to measure that way. */
 static void body_rates(harness_t *h) {
@@ -805,24 +806,24 @@ static void body_rates(harness_t *h) {
   if (h->me == 0) {
     expect(ops->rndv_measured != NULL, "shm takes rendezvous measures",
            __LINE__);
-    expect(ops->get_min(h->ctx, peer) == far,
+    expect(ops->get_min(h->ctx, peer, 0) == far,
            "nothing measured: the verdict", __LINE__);
     ops->rndv_measured(h->ctx, peer, mib, 100000, 1); /* read: 10 GB/s */
     expect(*far_now == 2, "reads alone measured: far", __LINE__);
-    expect(ops->get_min(h->ctx, peer) == stream,
+    expect(ops->get_min(h->ctx, peer, 0) == stream,
            "reads measured, streams never: one rendezvous streams", __LINE__);
     expect(*far_now == 1, "a stream to measure: cells filled plain",
            __LINE__);
-    expect(ops->get_min(h->ctx, peer) == far,
+    expect(ops->get_min(h->ctx, peer, 0) == far,
            "the ones behind it read while that one moves", __LINE__);
     ops->rndv_measured(h->ctx, peer, mib, 50000, 0); /* stream: 20 GB/s */
-    expect(ops->get_min(h->ctx, peer) == stream,
+    expect(ops->get_min(h->ctx, peer, 0) == stream,
            "streams moved more: stream", __LINE__);
     ops->rndv_measured(h->ctx, peer, far / 2, 1000, 1);
-    expect(ops->get_min(h->ctx, peer) == stream,
+    expect(ops->get_min(h->ctx, peer, 0) == stream,
            "a rendezvous below the far threshold measures nothing", __LINE__);
     ops->rndv_measured(h->ctx, peer, mib, 500000, 0); /* stream: 2 GB/s */
-    expect(ops->get_min(h->ctx, peer) == stream,
+    expect(ops->get_min(h->ctx, peer, 0) == stream,
            "a slower measure does not undo a fresh faster one", __LINE__);
     expect(*far_now == 1, "streaming: near", __LINE__);
   }
@@ -832,12 +833,14 @@ static void body_rates(harness_t *h) {
      * a slow measure then counts. */
     struct timespec pause = {0, 250 * 1000 * 1000};
     nanosleep(&pause, NULL);
-    expect(ops->get_min(h->ctx, peer) == far, "stale: one rendezvous reads",
+    expect(ops->get_min(h->ctx, peer, 2) == stream,
+           "stale, but streams still land: no read to measure", __LINE__);
+    expect(ops->get_min(h->ctx, peer, 0) == far, "stale: one rendezvous reads",
            __LINE__);
-    expect(ops->get_min(h->ctx, peer) == stream, "then streams again",
+    expect(ops->get_min(h->ctx, peer, 0) == stream, "then streams again",
            __LINE__);
     ops->rndv_measured(h->ctx, peer, mib, 500000, 0); /* stream: 2 GB/s */
-    expect(ops->get_min(h->ctx, peer) == far,
+    expect(ops->get_min(h->ctx, peer, 0) == far,
            "streams now slower than the reads: read", __LINE__);
     expect(*far_now == 2, "reading: far", __LINE__);
   }
@@ -852,7 +855,7 @@ static void body_rates_forced(harness_t *h) {
   ops->rndv_measured(h->ctx, peer, (size_t)1 << 20, 100000, 1);
   ops->rndv_measured(h->ctx, peer, (size_t)1 << 20, 1000, 0);
   for (int i = 0; i < 3; i++)
-    expect(ops->get_min(h->ctx, peer) == ((size_t)1 << 20),
+    expect(ops->get_min(h->ctx, peer, 0) == ((size_t)1 << 20),
            "forced far: read whatever the measures", __LINE__);
 }
 

@@ -107,10 +107,10 @@
 #include "util/shmseg.h"
 
 #define SHM_MAGIC 0x68636d7069736567ULL /* "hcmpiseg" */
-/* 14: far_now in the slots; 13: placement_probe in the slots; 12: read_until_ns on a line of its own; 11:
- * read_until_ns in the slots; 10: sent_mask in the slots; 8: fast boxes of 2-18
- * lines (box_bytes); 7: shared CMA reads; 6: runq_contended in the slots; 5:
- * pollable doorbell; 4: fast boxes */
+/* 14: far_now in the slots; 13: placement_probe in the slots; 12: read_until_ns
+ * on a line of its own; 11: read_until_ns in the slots; 10: sent_mask in the
+ * slots; 8: fast boxes of 2-18 lines (box_bytes); 7: shared CMA reads; 6:
+ * runq_contended in the slots; 5: pollable doorbell; 4: fast boxes */
 #define SHM_VERSION 14
 #define SHM_DEFAULT_CELL_SIZE ((size_t)16 << 10)
 #define SHM_DEFAULT_CELLS 64
@@ -277,9 +277,8 @@ static hc_status_t shm_alloc_arrays(shm_ctx_t *shm, const int *ranks) {
       shm->box_in == NULL || shm->box_out == NULL || shm->pools == NULL ||
       shm->out_blocked == NULL || shm->box_skips == NULL ||
       shm->turns == NULL || shm->rates == NULL || shm->cma_off == NULL ||
-      shm->cma_worked == NULL ||
-      shm->in_corrupt == NULL || shm->dead == NULL || shm->pidfd == NULL ||
-      shm->peer_bell_fd == NULL || shm->peers == NULL)
+      shm->cma_worked == NULL || shm->in_corrupt == NULL || shm->dead == NULL ||
+      shm->pidfd == NULL || shm->peer_bell_fd == NULL || shm->peers == NULL)
     return HC_ERR_NOMEM;
   for (size_t i = 0; i < n; i++)
     shm->pidfd[i] = shm->peer_bell_fd[i] = -1;
@@ -754,8 +753,8 @@ static void shm_wake_op(void *ctx, int peer_world_rank) {
  * each halved mid-size bandwidth (bench/NOTES.md, nt29).  One load of a
  * word its owner rarely writes. */
 static void shm_fills_follow(shm_ctx_t *shm, int peer) {
-  uint32_t far = atomic_load_explicit(&shm->slots[peer].far_now,
-                                      memory_order_relaxed);
+  uint32_t far =
+      atomic_load_explicit(&shm->slots[peer].far_now, memory_order_relaxed);
   if (far == 0 || far == shm->fills_far)
     return;
   shm->fills_far = far;
@@ -1114,7 +1113,7 @@ uint64_t hc_shm_now_ns(void) {
  * far apart: there the cells' two copies each pull every line across the
  * slow link, one read pulls them once (bench/NOTES.md, far25), which
  * hc_shm_far_reads tells as the host moves the cores.  choose: as
- * there. */
+ * there (enum shm_far_choose). */
 static size_t shm_stream_read_min(shm_ctx_t *shm, int p, int choose) {
   shm_sample_runq(shm);
   if (shm_pair_contended(shm, p))
@@ -1141,14 +1140,15 @@ static size_t shm_lone_read_min(shm_ctx_t *shm, int p, int choose) {
 
 /* At the receiver, when it answers an RTS: lone while the ring from the
  * sender holds nothing behind it. */
-static size_t shm_get_min(void *ctx, int peer_world_rank) {
+static size_t shm_get_min(void *ctx, int peer_world_rank, int streams_landing) {
   shm_ctx_t *shm = ctx;
   int p = shm->base != NULL ? shm_local_of(shm, peer_world_rank) : -1;
   if (p < 0 || p == shm->local_rank)
     return shm->cma_min;
+  int choose = streams_landing > 0 ? SHM_FAR_CHOOSE_BUSY : SHM_FAR_CHOOSE;
   return hc_shm_ring_holds_at_most_one(&shm->in[p])
-             ? shm_lone_read_min(shm, p, 1)
-             : shm_stream_read_min(shm, p, 1);
+             ? shm_lone_read_min(shm, p, choose)
+             : shm_stream_read_min(shm, p, choose);
 }
 
 static size_t shm_eager_max(void *ctx) {
@@ -1202,7 +1202,7 @@ static size_t shm_eager_max_now(void *ctx, int peer_world_rank, int in_stream) {
   int lone = shm_lone_turn(shm, p);
   if (in_stream || !lone || !hc_shm_ring_drained(&shm->out[p]))
     return shm->eager_busy_max;
-  size_t read_min = shm_lone_read_min(shm, p, 0);
+  size_t read_min = shm_lone_read_min(shm, p, SHM_FAR_ASK);
   if (read_min <= shm->eager_max + 1)
     return 0;
   return read_min - 1 < shm->eager_busy_max ? read_min - 1

@@ -346,11 +346,18 @@ hc_transport_placement_t hc_shm_placement_choose(shm_ctx_t *shm);
  * threshold on. */
 void hc_shm_rndv_measured(void *ctx, int peer_world_rank, size_t bytes,
                           uint64_t ns, int read);
+/* Who asks hc_shm_far_reads. */
+enum shm_far_choose {
+  SHM_FAR_ASK,        /* a sender's question, which changes nothing */
+  SHM_FAR_CHOOSE,     /* a rendezvous about to move (get_min): it may take
+                         the other way, to measure that way again */
+  SHM_FAR_CHOOSE_BUSY /* the same while streams from p still land: it may
+                         take the stream way, not the read way, whose
+                         measure would share the cores with them */
+};
 /* 1 when rendezvous from local rank p of far_read_min bytes or more are
  * to be read: the far verdict, or, once measured, the path that delivers
- * more now.  choose: asked for a rendezvous about to move (get_min), which
- * may take the other path to measure it again; 0: a sender's question,
- * which changes nothing. */
+ * more now.  choose: enum shm_far_choose. */
 int hc_shm_far_reads(shm_ctx_t *shm, int p, int choose);
 
 #endif

@@ -227,7 +227,7 @@ int hc_shm_far_reads(shm_ctx_t *shm, int p, int choose) {
     return shm->placement == HC_TRANSPORT_PLACEMENT_FAR;
   /* The path that delivered more; with one path measured, that one. */
   int reads = shm_rates_reads(&shm->rates[p]);
-  if (!choose)
+  if (choose == SHM_FAR_ASK)
     return reads;
   if (shm->rates[p].chosen != 1 + reads) {
     hc_log(HC_LOG_DEBUG, "shm",
@@ -239,13 +239,17 @@ int hc_shm_far_reads(shm_ctx_t *shm, int p, int choose) {
   }
   /* The other path's measure is old or missing, and no rendezvous went
    * to take it lately: this one does, and the ones behind it (a window)
-   * stay on this path. */
+   * stay on this path.  Not a read while streams still land: amid a
+   * window of streams a read measured 2.8-7 GB/s where reads alone
+   * take ~20 (bench/NOTES.md, adapt28). */
   struct shm_path_rate *other = &shm->rates[p].path[!reads];
   uint64_t now = hc_shm_now_ns();
   uint64_t last = other->tried_ns > other->measured_ns ? other->tried_ns
                                                        : other->measured_ns;
-  if (now - last > SHM_RATES_FRESH_NS)
+  int measure = now - last > SHM_RATES_FRESH_NS &&
+                (reads || choose != SHM_FAR_CHOOSE_BUSY);
+  if (measure)
     other->tried_ns = now;
   shm_rates_publish(shm, p, now);
-  return now - last > SHM_RATES_FRESH_NS ? !reads : reads;
+  return measure ? !reads : reads;
 }
