@@ -737,15 +737,6 @@ static void shm_wake_op(void *ctx, int peer_world_rank) {
     shm_wake(shm, p);
 }
 
-/* A packet too large for a slot: into a cell of my pool, its index into
- * the ring.  A full ring gives the cell back at once (peer never saw it).
- * With demote, the cell's lines go to the cache the cores share, as a
- * fast box's (hc_shm_demote_line), at this rank's next empty poll: the
- * receiver's copy out then reads them there (4 KiB one way 1.27 -> 1.10
- * us).  Demoted at once, a stream of 4 KiB sends lost half its rate to the
- * 64 CLDEMOTEs on each send (bench/NOTES.md, mid18); so only sparse sends
- * ask (shm_ring_idle), and the demotes wait until the rank has nothing
- * else to do. */
 /* Where the rates rule (shm_placement.c): my cell fills bypass the cache
  * (HCMPI_SHM_FAR_CELL_STREAM_MIN) while the peer takes our cores for far
  * apart, as its far_now says, not as the start-up verdict said: fills of
@@ -762,6 +753,15 @@ static void shm_fills_follow(shm_ctx_t *shm, int peer) {
                              far == 2 ? shm->far_cell_stream_min : 0);
 }
 
+/* A packet too large for a slot: into a cell of my pool, its index into
+ * the ring.  A full ring gives the cell back at once (peer never saw it).
+ * With demote, the cell's lines go to the cache the cores share, as a
+ * fast box's (hc_shm_demote_line), at this rank's next empty poll: the
+ * receiver's copy out then reads them there (4 KiB one way 1.27 -> 1.10
+ * us).  Demoted at once, a stream of 4 KiB sends lost half its rate to the
+ * 64 CLDEMOTEs on each send (bench/NOTES.md, mid18); so only sparse sends
+ * ask (shm_ring_idle), and the demotes wait until the rank has nothing
+ * else to do. */
 static hc_status_t shm_push_pooled(shm_ctx_t *shm, int peer,
                                    const struct iovec *iov, int iovcnt,
                                    int demote) {
