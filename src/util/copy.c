@@ -12,10 +12,14 @@
 #include <immintrin.h>
 
 /* From here the loop asks for the destination's lines COPY_PREFETCH_AHEAD
- * bytes before it stores to them: on AMD (family 25) the stores of a copy
- * past the L2 (512 KiB with its source) wait on each line's fetch, and
- * 1-4 MiB copies ran 5-9 % faster with the lines asked for ahead; below
- * 256 KiB it gained nothing measurable (bench/NOTES.md, get24). */
+ * bytes before it stores to them, on AMD family 25 without AVX-512 (Zen
+ * 3) only: there the stores of a copy past the L2 (512 KiB with its
+ * source) wait on each line's fetch, and 1-4 MiB copies ran 5-9 % faster
+ * with the lines asked for ahead; below 256 KiB it gained nothing
+ * measurable (bench/NOTES.md, get24).  On family 25 with AVX-512 (Zen 4,
+ * 1 MiB of L2) the same asks cost 1-4 MiB copies 12-17 % (40-41 against
+ * 47-48 GB/s without them, as fast as glibc's), so the loop runs without
+ * them there (copy29). */
 #define COPY_PREFETCH_MIN (256 * 1024)
 #define COPY_PREFETCH_AHEAD 2048
 
@@ -32,6 +36,12 @@ copy_avx2_128(char *dst, const char *src) {
   _mm256_storeu_si256((__m256i *)(dst + 96), d);
 }
 
+/* Where hc_copy_vector's loop asks for the destination's lines ahead:
+ * COPY_PREFETCH_MIN, or SIZE_MAX (never); set with the rest of the plan
+ * (copy_plan_make), before the loop's first run. */
+static _Atomic size_t plan_prefetch_from = SIZE_MAX;
+static _Atomic int plan_made;
+
 /* len >= 128 bytes between ranges that do not overlap.  The first 128
  * bytes go as they lie; then 128 at a time from the destination's first
  * 64-byte boundary (rewriting up to 63 bytes already written, with the
@@ -43,7 +53,7 @@ copy_avx2(char *dst, const char *src, size_t len) {
   size_t i = (size_t)(-(uintptr_t)dst & 63);
   if (i != 0)
     copy_avx2_128(dst, src);
-  if (len >= COPY_PREFETCH_MIN) {
+  if (len >= atomic_load_explicit(&plan_prefetch_from, memory_order_relaxed)) {
     /* Never asks for a line past the destination's end. */
     for (size_t stop = last - COPY_PREFETCH_AHEAD; i < stop; i += 128) {
       _mm_prefetch(dst + i + COPY_PREFETCH_AHEAD, _MM_HINT_T0);
@@ -59,7 +69,11 @@ copy_avx2(char *dst, const char *src, size_t len) {
 
 int hc_copy_vector_usable(void) { return __builtin_cpu_supports("avx2"); }
 
+static void copy_plan_make(void);
+
 void hc_copy_vector(void *dst, const void *src, size_t len) {
+  if (!atomic_load_explicit(&plan_made, memory_order_acquire))
+    copy_plan_make();
   if (hc_copy_vector_usable())
     copy_avx2(dst, src, len);
   else
@@ -100,7 +114,6 @@ void hc_copy_vector(void *dst, const void *src, size_t len) {
  * from HC_COPY_VECTOR_MIN below vector_below (0: never), rep movsb from
  * movsb_from (SIZE_MAX: never), glibc the rest.  Decided once. */
 static _Atomic size_t plan_vector_below, plan_movsb_from;
-static _Atomic int plan_made;
 
 static int cpu_has_erms(void) {
   unsigned eax, ebx, ecx, edx;
@@ -116,6 +129,10 @@ static void copy_plan_make(void) {
                                                   : SIZE_MAX;
   size_t movsb =
       family >= 26 && cpu_has_erms() ? COPY_MOVSB_FROM_ZEN5 : SIZE_MAX;
+  size_t prefetch = family == 25 && !__builtin_cpu_supports("avx512f")
+                        ? COPY_PREFETCH_MIN
+                        : SIZE_MAX;
+  atomic_store_explicit(&plan_prefetch_from, prefetch, memory_order_relaxed);
   atomic_store_explicit(&plan_vector_below, below, memory_order_relaxed);
   atomic_store_explicit(&plan_movsb_from, movsb, memory_order_relaxed);
   atomic_store_explicit(&plan_made, 1, memory_order_release);

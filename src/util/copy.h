@@ -18,8 +18,9 @@
  * movsb` on CPUs with fast short rep moves, whose start-up costs ~18
  * cycles there, 15 % of a 4 KiB copy in L1 (rma19g), and which runs at
  * 2-3 GB/s where the destination lies 1-63 bytes past the source modulo
- * 4 KiB (get24); larger copies gain 5-9 % from the loop's requests for
- * the destination's lines (bench/NOTES.md).  Not on Intel's (rma20), nor
+ * 4 KiB (get24); on Zen 3 larger copies gain 5-9 % from the loop's
+ * requests for the destination's lines (bench/NOTES.md), which Zen 4's
+ * go without (copy29).  Not on Intel's (rma20), nor
  * from 16 KiB on AMD's family 26 (Zen 5), where glibc's is faster; there
  * copies from 1 MiB, which glibc gives to its vector loop, go to rep
  * movsb, 5-25 % faster (movsb27). */
