@@ -126,7 +126,7 @@
  * each rank reads the other's input over its half of the vector, combines
  * it and writes each piece into both results; 64 KiB 5.2-5.4 / 11.0-11.2
  * / 17-18, 1 MiB 115-126 / 158 / 277-282.  The default is the processor
- * profile's (16 KiB, as measured here; never on AMD family 26).
+ * profile's (16 KiB, as measured here; never on AMD Zen 4 and family 26).
  * Reduce_scatter(_block)s (not in place) from their own threshold: each
  * rank reads the other's input over its own block, where the segment
  * would copy the whole vector in; that read still won on AMD family 26

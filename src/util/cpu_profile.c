@@ -66,6 +66,36 @@ static const hc_cpu_profile_t cpu_profile_amd = {
     .shm_prefetch_next = 1,
 };
 
+/* AMD family 25 with AVX-512 (Zen 4, 2 vCPUs; bench/NOTES.md, "Lead,
+ * twenty-ninth session"): the amd profile, measured on Zen 3, but for the
+ * two-rank reductions, which never read the other rank's buffer.  There
+ * the segment's copies won at every size from 16 KiB (bench/collective,
+ * 10 interleaved rounds, real-time ranks, near; us, reading / through the
+ * segment / Open MPI): Reduce 16 KiB 3.2 / 1.9 / 4.1, 64 KiB 7.5 / 6.0 /
+ * 9.3, 256 KiB 30.6 / 24.4 / 33.6, 1 MiB 83.3 / 78.5 / 122; Allreduce 16
+ * KiB 5.9 / 4.3 / 10.1, 64 KiB 10.7 / 9.2 / 23.1, 256 KiB 38.2 / 30.9 /
+ * 72.9, 1 MiB 149 / 116 / 161.  Its other two-rank reads still pay
+ * (Bcast 256 KiB 10.7 against 20.3 through the segment, 1 MiB 50 against
+ * 80; Gather and Alltoall level), and Reduce_scatter keeps its own
+ * threshold (level either way). */
+static const hc_cpu_profile_t cpu_profile_amd_zen4 = {
+    .name = "amd-zen4",
+    .shm_cma_min = (size_t)4 << 20,
+    .shm_cma_help_min = (size_t)1 << 20,
+    .coll_shm_stream_min = (size_t)16 << 10,
+    .shm_eager_max = (size_t)16 << 10,
+    .shm_lone_read_min = (size_t)4 << 20,
+    .shm_far_read_min = (size_t)1 << 20,
+    .shm_far_cell_stream_min = (size_t)4 << 10,
+    .coll_shm_crowded_bcast_read_min = 0,
+    .coll_shm_crowded_yields = 64,
+    .coll_shm_pair_read_min = (size_t)64 << 10,
+    .coll_shm_pair_bcast_read_min = (size_t)16 << 10,
+    .coll_shm_pair_reduce_read_min = 0,
+    .coll_shm_rooted_read_min = (size_t)16 << 10,
+    .shm_prefetch_next = 1,
+};
+
 /* AMD family 26 (Zen 5, 2 vCPUs; bench/NOTES.md, "Lead, twenty-sixth
  * session"), interleaved, ranks real-time (chrt) beside other jobs, near
  * placement: rendezvous streamed through the cells outran one CMA read at
@@ -172,6 +202,8 @@ static const hc_cpu_profile_t cpu_profile_generic = {
 static const hc_cpu_profile_t *cpu_profile_by_name(const char *name) {
   if (strcmp(name, "amd") == 0)
     return &cpu_profile_amd;
+  if (strcmp(name, "amd-zen4") == 0)
+    return &cpu_profile_amd_zen4;
   if (strcmp(name, "amd26") == 0)
     return &cpu_profile_amd26;
   if (strcmp(name, "intel") == 0)
@@ -194,7 +226,8 @@ unsigned hc_cpu_family(void) {
 }
 
 /* The cpuid vendor string (and on AMD the family: 26 and later take the
- * profile measured on 26); an unknown vendor, and any other architecture,
+ * profile measured on 26, 25 with AVX-512, which Zen 4 brought and Zen 3
+ * lacks, the Zen 4 one); an unknown vendor, and any other architecture,
  * is generic. */
 static const hc_cpu_profile_t *cpu_profile_detect(void) {
 #if defined(__x86_64__) || defined(__i386__)
@@ -207,8 +240,14 @@ static const hc_cpu_profile_t *cpu_profile_detect(void) {
     vendor[12] = '\0';
     if (strcmp(vendor, "GenuineIntel") == 0)
       return &cpu_profile_intel;
-    if (strcmp(vendor, "AuthenticAMD") == 0)
-      return hc_cpu_family() >= 26 ? &cpu_profile_amd26 : &cpu_profile_amd;
+    if (strcmp(vendor, "AuthenticAMD") == 0) {
+      unsigned family = hc_cpu_family();
+      if (family >= 26)
+        return &cpu_profile_amd26;
+      return family == 25 && __builtin_cpu_supports("avx512f")
+                 ? &cpu_profile_amd_zen4
+                 : &cpu_profile_amd;
+    }
   }
 #endif
   return &cpu_profile_generic;

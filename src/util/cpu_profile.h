@@ -68,9 +68,9 @@ typedef struct hc_cpu_profile {
 #define HC_CPU_PROFILE_NEVER ((size_t)64 << 30)
 
 /* The profile of the processor this process runs on, identified by cpuid
- * (x86: the vendor string, and on AMD the family);
- * HCMPI_CPU_PROFILE=amd|amd26|intel|generic, meant for tests, names one
- * instead.  Never NULL; may be called from any thread. */
+ * (x86: the vendor string, and on AMD the family and AVX-512);
+ * HCMPI_CPU_PROFILE=amd|amd-zen4|amd26|intel|generic, meant for tests,
+ * names one instead.  Never NULL; may be called from any thread. */
 const hc_cpu_profile_t *hc_cpu_profile(void);
 
 /* The x86 family number (base plus extended, as cpuid leaf 1 gives them);

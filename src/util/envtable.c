@@ -165,8 +165,7 @@ const hc_env_entry_t hc_env_table[] = {
      "alltoall blocks of more bytes (or more than a rank's segment slot "
      "divided by the ranks) move by point-to-point messages instead of the "
      "shared segment"},
-    {"HCMPI_COLL_SHM_PAIR_READ_MIN", "auto: 64k; 0 on AMD family 26",
-     "library",
+    {"HCMPI_COLL_SHM_PAIR_READ_MIN", "auto: 64k; 0 on AMD family 26", "library",
      "on two ranks, Allgather and Alltoall(v) blocks of at least this many "
      "bytes are read once straight from the other rank's buffer "
      "(process_vm_readv) instead of moving through the shared segment or "
@@ -203,8 +202,8 @@ const hc_env_entry_t hc_env_table[] = {
      "or one point-to-point message, Ibcasts too (the segment behind them "
      "where a read fails); 0 never; the default is the processor's "
      "(HCMPI_CPU_PROFILE)"},
-    {"HCMPI_COLL_SHM_PAIR_REDUCE_READ_MIN", "auto: 16k; 0 on AMD family 26",
-     "library",
+    {"HCMPI_COLL_SHM_PAIR_REDUCE_READ_MIN",
+     "auto: 16k; 0 on AMD Zen 4 and family 26", "library",
      "on two ranks, Reduces of at least this many bytes (up to "
      "HCMPI_COLL_SHM_PAIR_REDUCE_READ_MAX) are combined by the root from "
      "the other rank's input read straight from its buffer "
@@ -272,8 +271,8 @@ const hc_env_entry_t hc_env_table[] = {
     {"HCMPI_SHM_CMA", "1", "library",
      "0 turns off single-copy CMA; rendezvous then pipelines through the "
      "segment"},
-    {"HCMPI_SHM_CMA_MIN", "auto: 4m; 64g (never) on AMD family 26; 32k on Intel",
-     "library",
+    {"HCMPI_SHM_CMA_MIN",
+     "auto: 4m; 64g (never) on AMD family 26; 32k on Intel", "library",
      "rendezvous messages of fewer bytes stream through the segment (the "
      "sender's copy into a cell overlapping the receiver's copy out of the "
      "last) instead of one CMA read; 0 reads every one with CMA; the "
@@ -335,18 +334,21 @@ const hc_env_entry_t hc_env_table[] = {
      "that verdict; auto: the ping-pong's "
      "(only on a node of two ranks, not crowded; else near)"},
     {"HCMPI_CPU_PROFILE", "auto", "library",
-     "tests only: amd, amd26, intel or generic names the processor profile "
+     "tests only: amd, amd-zen4, amd26, intel or generic names the processor "
+     "profile "
      "whose "
      "defaults the shared-memory thresholds take (HCMPI_SHM_CMA_MIN, "
      "HCMPI_SHM_CMA_HELP_MIN, HCMPI_COLL_SHM_STREAM_MIN, "
      "HCMPI_COLL_SHM_CROWDED_BCAST_READ_MIN, HCMPI_COLL_SHM_CROWDED_YIELDS, "
      "HCMPI_COLL_SHM_PAIR_READ_MIN, HCMPI_COLL_SHM_PAIR_BCAST_READ_MIN, "
      "HCMPI_COLL_SHM_PAIR_REDUCE_READ_MIN, HCMPI_COLL_SHM_ROOTED_READ_MIN, "
-     "HCMPI_SHM_EAGER_BUSY_MAX, HCMPI_SHM_LONE_READ_MIN, HCMPI_SHM_FAR_READ_MIN, "
+     "HCMPI_SHM_EAGER_BUSY_MAX, HCMPI_SHM_LONE_READ_MIN, "
+     "HCMPI_SHM_FAR_READ_MIN, "
      "HCMPI_SHM_FAR_CELL_STREAM_MIN, the eager limit between ranks of a node "
      "while HCMPI_EAGER_LIMIT is unset); unset: "
-     "cpuid's vendor and family (AMD: amd, from family 26 amd26; Intel: "
-     "intel; others and non-x86: generic)"},
+     "cpuid's vendor and family (AMD: amd, family 25 with AVX-512 (Zen 4) "
+     "amd-zen4, from family 26 amd26; Intel: intel; others and non-x86: "
+     "generic)"},
     {"HCMPI_SHM_POLLABLE", "1", "library",
      "0: beside transports that sleep on descriptors (tcp), shm sleeps on "
      "its futex in 1 ms turns instead of offering a pollable doorbell"},
@@ -357,7 +359,8 @@ const hc_env_entry_t hc_env_table[] = {
      "processors, sends fence against the compiler only and a rank about "
      "to sleep runs membarrier instead; likewise a shared-memory "
      "collective's flags on a communicator no larger than the node's "
-     "processors, on a node not crowded.  The node's first rank (a communicator's rank 0) "
+     "processors, on a node not crowded.  The node's first rank (a "
+     "communicator's rank 0) "
      "decides for every sleeper; a rank set to 0 where it decided 1 "
      "still fences its own sends"},
     {"HCMPI_SHM_CELL_SIZE", "16384", "library",

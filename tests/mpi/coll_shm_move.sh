@@ -9,7 +9,8 @@
 # long runs of small Alltoallvs with ranks running ahead (vrun).
 . "${top_srcdir:-.}/tests/mpi/lib.sh"
 # The two-rank reads that the runs below take by default where the
-# processor profile has them (every profile but amd26, AMD family 26):
+# processor profile has them (every profile but amd26, AMD family 26, and
+# for the reductions amd-zen4):
 # pinned on, so that every machine runs them; the runs that set one to 0
 # take the segment instead.
 export HCMPI_COLL_SHM_PAIR_READ_MIN=64k HCMPI_COLL_SHM_PAIR_BCAST_READ_MIN=16k \

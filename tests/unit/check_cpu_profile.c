@@ -1,6 +1,6 @@
 /*
- * src/util/cpu_profile: HCMPI_CPU_PROFILE=amd|amd26|intel|generic gives
- * each profile's documented thresholds (bench/NOTES.md, tune17), an unset
+ * src/util/cpu_profile: HCMPI_CPU_PROFILE=amd|amd-zen4|amd26|intel|generic
+ * gives each profile's documented thresholds (bench/NOTES.md, tune17), an unset
  * or unknown name gives the profile of the vendor and family /proc/cpuinfo
  * names, and a
  * collective threshold set in the environment wins over every profile
@@ -43,6 +43,33 @@ START_TEST(test_cpu_profile_amd_keeps_the_values_measured_there) {
 }
 END_TEST
 
+/* Zen 4 is the amd profile (measured on Zen 3) but for the two-rank
+ * reductions, which never read the other rank's buffer. */
+START_TEST(test_cpu_profile_amd_zen4_reduces_through_the_segment) {
+  const hc_cpu_profile_t *amd = profile_named("amd");
+  const hc_cpu_profile_t *zen4 = profile_named("amd-zen4");
+  ck_assert_str_eq(zen4->name, "amd-zen4");
+  ck_assert_uint_eq(amd->coll_shm_pair_reduce_read_min, 16 * KIB);
+  ck_assert_uint_eq(zen4->coll_shm_pair_reduce_read_min, 0);
+#define SAME(field) ck_assert_uint_eq(zen4->field, amd->field)
+  SAME(shm_cma_min);
+  SAME(shm_cma_help_min);
+  SAME(coll_shm_stream_min);
+  SAME(shm_eager_max);
+  SAME(shm_eager_busy_max);
+  SAME(shm_lone_read_min);
+  SAME(shm_far_read_min);
+  SAME(shm_far_cell_stream_min);
+  SAME(coll_shm_crowded_bcast_read_min);
+  SAME(coll_shm_crowded_yields);
+  SAME(coll_shm_pair_read_min);
+  SAME(coll_shm_pair_bcast_read_min);
+  SAME(coll_shm_rooted_read_min);
+  SAME(shm_prefetch_next);
+#undef SAME
+}
+END_TEST
+
 /* AMD family 26 streams every rendezvous of a near pair: no CMA minimum
  * and no lone read; its far reads and the rest are the amd profile's. */
 START_TEST(test_cpu_profile_amd26_streams_near_pairs) {
@@ -68,14 +95,14 @@ START_TEST(test_cpu_profile_generic_keeps_the_values_shipped_before) {
 }
 END_TEST
 
-/* The profile /proc/cpuinfo's vendor_id and cpu family call for (x86;
- * elsewhere, and for other vendors, generic). */
+/* The profile /proc/cpuinfo's vendor_id, cpu family and flags (AVX-512)
+ * call for (x86; elsewhere, and for other vendors, generic). */
 static const char *profile_of_cpuinfo(void) {
   const char *expected = "generic";
 #if defined(__x86_64__) || defined(__i386__)
   FILE *f = fopen("/proc/cpuinfo", "r");
-  char line[256];
-  int amd = 0;
+  char line[8192]; /* a whole flags line */
+  int amd = 0, avx512f = 0;
   unsigned family = 0;
   while (f != NULL && fgets(line, sizeof line, f) != NULL) {
     if (strncmp(line, "vendor_id", 9) == 0) {
@@ -85,11 +112,17 @@ static const char *profile_of_cpuinfo(void) {
     } else if (strncmp(line, "cpu family", 10) == 0) {
       const char *colon = strchr(line, ':');
       family = colon != NULL ? (unsigned)strtoul(colon + 1, NULL, 10) : 0;
-      break; /* after vendor_id in every entry */
+    } else if (strncmp(line, "flags", 5) == 0) {
+      /* Whole words only (avx512f, not avx512fp16 alone). */
+      avx512f = strstr(line, " avx512f ") != NULL ||
+                strstr(line, " avx512f\n") != NULL;
+      break; /* after vendor_id and cpu family in every entry */
     }
   }
   if (amd)
-    expected = family >= 26 ? "amd26" : "amd";
+    expected = family >= 26                ? "amd26"
+               : family == 25 && avx512f ? "amd-zen4"
+                                           : "amd";
   ck_assert_uint_eq(hc_cpu_family(), family);
   if (f != NULL)
     fclose(f);
@@ -106,7 +139,7 @@ START_TEST(test_cpu_profile_unset_or_unknown_follows_the_cpu_vendor) {
 END_TEST
 
 START_TEST(test_cpu_profile_gives_the_collective_stream_default) {
-  const char *names[] = {"amd", "amd26", "intel", "generic"};
+  const char *names[] = {"amd", "amd-zen4", "amd26", "intel", "generic"};
   unsetenv("HCMPI_COLL_SHM_STREAM_MIN");
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
     const hc_cpu_profile_t *p = profile_named(names[i]);
@@ -125,7 +158,7 @@ START_TEST(test_cpu_profile_lone_read_from_the_eager_limit_on_intel_only) {
   const hc_cpu_profile_t *p = profile_named("intel");
   ck_assert_uint_eq(p->shm_lone_read_min, p->shm_eager_max);
   ck_assert_uint_lt(p->shm_lone_read_min, p->shm_cma_min);
-  const char *names[] = {"amd", "amd26", "generic"};
+  const char *names[] = {"amd", "amd-zen4", "amd26", "generic"};
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
     p = profile_named(names[i]);
     ck_assert_uint_eq(p->shm_lone_read_min, p->shm_cma_min);
@@ -138,7 +171,7 @@ END_TEST
  * far rule is off (as large as the profile's CMA minimum), so no placement
  * probe runs. */
 START_TEST(test_cpu_profile_far_reads_on_amd_only) {
-  const char *names[] = {"amd", "amd26", "intel", "generic"};
+  const char *names[] = {"amd", "amd-zen4", "amd26", "intel", "generic"};
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
     const hc_cpu_profile_t *p = profile_named(names[i]);
     int amd = strncmp(names[i], "amd", 3) == 0;
@@ -155,7 +188,7 @@ END_TEST
  * (from 4 KiB: bench/NOTES.md, nt29); elsewhere never, so there the
  * placement probe runs for the far reads alone. */
 START_TEST(test_cpu_profile_far_cell_stream_on_amd_only) {
-  const char *names[] = {"amd", "amd26", "intel", "generic"};
+  const char *names[] = {"amd", "amd-zen4", "amd26", "intel", "generic"};
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
     const hc_cpu_profile_t *p = profile_named(names[i]);
     size_t want = strncmp(names[i], "amd", 3) == 0 ? (size_t)4 << 10 : 0;
@@ -170,8 +203,8 @@ END_TEST
  * generic read from HCMPI_COLL_SHM_BCAST_READ_MIN's default, as before;
  * the tuning takes the profile's value unless the variable is set. */
 START_TEST(test_cpu_profile_crowded_bcast_reads_off_on_amd_only) {
-  const char *names[] = {"amd", "amd26", "intel", "generic"};
-  const size_t want[] = {0, 0, 64 * KIB, 64 * KIB};
+  const char *names[] = {"amd", "amd-zen4", "amd26", "intel", "generic"};
+  const size_t want[] = {0, 0, 0, 64 * KIB, 64 * KIB};
   unsetenv("HCMPI_COLL_SHM_CROWDED_BCAST_READ_MIN");
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
     const hc_cpu_profile_t *p = profile_named(names[i]);
@@ -193,20 +226,22 @@ END_TEST
 
 /* Two ranks read each other's buffers in Allgather/Alltoall, Bcast,
  * Reduce/Allreduce and Gather everywhere but on AMD family 26 (whose CMA
- * copies lose to the segment's: "Lead, twenty-seventh session"); the
+ * copies lose to the segment's: "Lead, twenty-seventh session"), and but
+ * in Reduce/Allreduce on Zen 4 ("Lead, twenty-ninth session"); the
  * tuning takes the profile's value by name, a setting wins, and
  * Reduce_scatter's own threshold stays whatever the profile. */
-START_TEST(test_cpu_profile_pair_reads_off_on_amd26_only) {
+START_TEST(test_cpu_profile_pair_reads_by_profile) {
   static const char *const vars[] = {
       "HCMPI_COLL_SHM_PAIR_READ_MIN", "HCMPI_COLL_SHM_PAIR_BCAST_READ_MIN",
       "HCMPI_COLL_SHM_PAIR_REDUCE_READ_MIN", "HCMPI_COLL_SHM_ROOTED_READ_MIN"};
   static const size_t classic[] = {64 * KIB, 16 * KIB, 16 * KIB, 16 * KIB};
-  const char *names[] = {"amd", "amd26", "intel", "generic"};
+  const char *names[] = {"amd", "amd-zen4", "amd26", "intel", "generic"};
   for (size_t v = 0; v < 4; v++)
     unsetenv(vars[v]);
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
     const hc_cpu_profile_t *p = profile_named(names[i]);
-    int off = strcmp(names[i], "amd26") == 0;
+    int all_off = strcmp(names[i], "amd26") == 0;
+    int reduce_off = all_off || strcmp(names[i], "amd-zen4") == 0;
     const size_t fields[] = {
         p->coll_shm_pair_read_min, p->coll_shm_pair_bcast_read_min,
         p->coll_shm_pair_reduce_read_min, p->coll_shm_rooted_read_min};
@@ -216,6 +251,7 @@ START_TEST(test_cpu_profile_pair_reads_off_on_amd26_only) {
                             hc_shmcoll_tuning.pair_reduce_read_min,
                             hc_shmcoll_tuning.rooted_read_min};
     for (size_t v = 0; v < 4; v++) {
+      int off = v == 2 ? reduce_off : all_off; /* 2: the reductions' */
       size_t want = off ? 0 : classic[v], bytes = 7;
       ck_assert_msg(fields[v] == want && tuned[v] == want,
                     "%s: %s %zu (tuned %zu), want %zu", names[i], vars[v],
@@ -242,8 +278,8 @@ END_TEST
  * no rank they wait for shares their CPU; Intel and generic keep the
  * engine's spin (0); a setting wins, 0 included. */
 START_TEST(test_cpu_profile_crowded_yields_bounded_on_amd_only) {
-  const char *names[] = {"amd", "amd26", "intel", "generic"};
-  const size_t want[] = {64, 64, 0, 0};
+  const char *names[] = {"amd", "amd-zen4", "amd26", "intel", "generic"};
+  const size_t want[] = {64, 64, 64, 0, 0};
   unsetenv("HCMPI_COLL_SHM_CROWDED_YIELDS");
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
     ck_assert_uint_eq(profile_named(names[i])->coll_shm_crowded_yields,
@@ -262,6 +298,7 @@ END_TEST
  * writing (amdp2p23); Intel and unmeasured machines do not. */
 START_TEST(test_cpu_profile_send_prefetch_on_amd_only) {
   ck_assert_int_eq(profile_named("amd")->shm_prefetch_next, 1);
+  ck_assert_int_eq(profile_named("amd-zen4")->shm_prefetch_next, 1);
   ck_assert_int_eq(profile_named("amd26")->shm_prefetch_next, 1);
   ck_assert_int_eq(profile_named("intel")->shm_prefetch_next, 0);
   ck_assert_int_eq(profile_named("generic")->shm_prefetch_next, 0);
@@ -317,6 +354,7 @@ static Suite *cpu_profile_suite(void) {
   Suite *s = suite_create("cpu_profile");
   TCase *tc = tcase_create("cpu_profile");
   tcase_add_test(tc, test_cpu_profile_amd_keeps_the_values_measured_there);
+  tcase_add_test(tc, test_cpu_profile_amd_zen4_reduces_through_the_segment);
   tcase_add_test(tc, test_cpu_profile_amd26_streams_near_pairs);
   tcase_add_test(tc, test_cpu_profile_intel_reads_with_cma_and_copies_cached);
   tcase_add_test(tc, test_cpu_profile_generic_keeps_the_values_shipped_before);
@@ -330,7 +368,7 @@ static Suite *cpu_profile_suite(void) {
   tcase_add_test(tc, test_cpu_profile_loses_to_an_explicit_setting);
   tcase_add_test(tc, test_cpu_profile_crowded_bcast_reads_off_on_amd_only);
   tcase_add_test(tc, test_cpu_profile_crowded_yields_bounded_on_amd_only);
-  tcase_add_test(tc, test_cpu_profile_pair_reads_off_on_amd26_only);
+  tcase_add_test(tc, test_cpu_profile_pair_reads_by_profile);
   tcase_add_test(tc, test_cpu_profile_default_by_name_is_the_profile_field);
   suite_add_tcase(s, tc);
   return s;
