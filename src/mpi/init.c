@@ -4,6 +4,8 @@
  */
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -16,11 +18,17 @@
 
 atomic_int hc_mpi_init_state = HC_MPI_INIT_BEFORE;
 /* The engine serves the world model and every session alike: the first of
- * them to initialise starts it, the last to finalise stops it (MPI-4.0
- * 11.2: sessions and the world model live side by side in any order).
- * The engine cannot start twice, so once it stopped no model can begin. */
+ * them to initialise starts it (MPI-4.0 11.2: sessions and the world model
+ * live side by side in any order).  The engine cannot start twice, while
+ * a process may make and finalise sessions as often as it likes (11.3):
+ * so when the last user is a session, the engine is parked instead of
+ * stopped, the next session (or MPI_Init) takes it up again, and it stops
+ * at exit if still parked.  MPI_Finalize stops it when it is the last
+ * user; after that no model can begin. */
 atomic_int hc_mpi_engine_users;
 static atomic_int init_engine_stopped; /* written under init_lock */
+static int init_engine_parked;         /* under init_lock */
+static int init_exit_stop_registered;  /* under init_lock */
 static int init_thread_level = MPI_THREAD_SINGLE;
 static pthread_t init_main_thread;
 /* Serialises concurrent Init/Finalize and Session_init/finalize. */
@@ -31,7 +39,8 @@ int hc_mpi_check_ready(const char *fn) {
     return MPI_SUCCESS;
   if (atomic_load(&hc_mpi_init_state) == HC_MPI_INIT_BEFORE && !init_engine_stopped)
     return hc_mpi_raise(NULL, fn, MPI_ERR_OTHER,
-                        "called before MPI_Init or MPI_Session_init");
+                        "called before MPI_Init or MPI_Session_init, or "
+                        "after the last session was finalised");
   return hc_mpi_raise(NULL, fn, MPI_ERR_OTHER,
                       "called after MPI was finalised");
 }
@@ -44,18 +53,22 @@ static int init_level_clamp(int required) {
   return required;
 }
 
-/* Starts the engine for its first user; init_lock held. */
-static int init_engine_start_locked(const char *fn, int required) {
-  if (init_engine_stopped)
-    return hc_mpi_raise(NULL, fn, MPI_ERR_OTHER,
-                        "MPI was finalised and cannot start again");
-  char why[512];
-  if (hc_env_check("library", why, sizeof why) != 0)
-    return hc_mpi_raise(NULL, fn, MPI_ERR_ARG, "%s", why);
+/* Starts the engine for its first user; init_lock held.  On failure
+ * returns the error class with why filled, for the caller to raise where
+ * its call reports errors (a session's on the handler it was given). */
+static int init_engine_start_locked(int required, char *why, size_t n) {
+  if (init_engine_stopped) {
+    snprintf(why, n, "MPI was finalised and cannot start again");
+    return MPI_ERR_OTHER;
+  }
+  if (hc_env_check("library", why, n) != 0)
+    return MPI_ERR_ARG;
   int granted = MPI_THREAD_SINGLE;
   hc_status_t st = hcomm_init(init_level_clamp(required), &granted);
-  if (st != HC_OK)
-    return hc_mpi_raise_status(NULL, fn, st);
+  if (st != HC_OK) {
+    snprintf(why, n, "%s", hcomm_strerror(st));
+    return hc_mpi_class_of_status(st);
+  }
   hc_mpi_comm_bind_builtins();
   hc_mpi_request_bind_builtins();
   hc_trace_start(); /* HCMPI_TRACE: a no-op when unset */
@@ -64,10 +77,12 @@ static int init_engine_start_locked(const char *fn, int required) {
   return MPI_SUCCESS;
 }
 
-static int init_engine_acquire_locked(const char *fn, int required,
-                                      int *provided) {
-  if (atomic_load(&hc_mpi_engine_users) == 0) {
-    int rc = init_engine_start_locked(fn, required);
+static int init_engine_acquire_locked(int required, int *provided, char *why,
+                                      size_t n) {
+  if (atomic_load(&hc_mpi_engine_users) == 0 && init_engine_parked) {
+    init_engine_parked = 0;
+  } else if (atomic_load(&hc_mpi_engine_users) == 0) {
+    int rc = init_engine_start_locked(required, why, n);
     if (rc != MPI_SUCCESS)
       return rc;
   }
@@ -77,22 +92,58 @@ static int init_engine_acquire_locked(const char *fn, int required,
   return MPI_SUCCESS;
 }
 
-int hc_mpi_engine_acquire(const char *fn, int required, int *provided) {
+int hc_mpi_engine_acquire(const char *fn, hc_mpi_errhandler_t *errh,
+                          int required, int *provided) {
+  char why[512];
   pthread_mutex_lock(&init_lock);
-  int rc = init_engine_acquire_locked(fn, required, provided);
+  int rc = init_engine_acquire_locked(required, provided, why, sizeof why);
   pthread_mutex_unlock(&init_lock);
-  return rc;
+  if (rc == MPI_SUCCESS)
+    return rc;
+  if (errh == NULL)
+    return hc_mpi_raise(NULL, fn, rc, "%s", why);
+  hc_mpi_errhandler_retain(errh);
+  return hc_mpi_raise_on(errh, MPI_SESSION_NULL, fn, rc, "%s", why);
+}
+
+/* Stops the engine; init_lock held, its last user leaving. */
+static hc_status_t init_engine_stop_locked(void) {
+  /* Buffered sends still in flight belong to the job: finish them. */
+  hc_mpi_bsend_drain();
+  hc_trace_stop();
+  hc_status_t st = hcomm_finalize();
+  init_engine_stopped = 1;
+  init_engine_parked = 0;
+  return st;
+}
+
+/* At exit, an engine still parked stops as a finalise would have stopped
+ * it: with the other processes (its world barrier) and leaving nothing
+ * behind (shared segments, the launcher told). */
+static void init_engine_stop_at_exit(void) {
+  pthread_mutex_lock(&init_lock);
+  if (init_engine_parked && atomic_load(&hc_mpi_engine_users) == 0)
+    (void)init_engine_stop_locked();
+  pthread_mutex_unlock(&init_lock);
 }
 
 int hc_mpi_engine_release(const char *fn) {
   hc_status_t st = HC_OK;
   pthread_mutex_lock(&init_lock);
   if (atomic_load(&hc_mpi_engine_users) == 1) {
-    /* Buffered sends still in flight belong to the job: finish them. */
-    hc_mpi_bsend_drain();
-    hc_trace_stop();
-    st = hcomm_finalize();
-    init_engine_stopped = 1;
+    if (atomic_load(&hc_mpi_init_state) == HC_MPI_INIT_BEFORE) {
+      /* The last session left and the world model never began: parked,
+       * for the sessions (or MPI_Init) a process may still make. */
+      hc_mpi_bsend_drain();
+      init_engine_parked = 1;
+      if (!init_exit_stop_registered &&
+          atexit(init_engine_stop_at_exit) == 0)
+        init_exit_stop_registered = 1;
+      if (!init_exit_stop_registered)
+        st = init_engine_stop_locked(); /* no exit hook: stop now */
+    } else {
+      st = init_engine_stop_locked();
+    }
   }
   atomic_fetch_sub_explicit(&hc_mpi_engine_users, 1, memory_order_release);
   pthread_mutex_unlock(&init_lock);
@@ -108,8 +159,12 @@ static int init_start(const char *fn, int required, int *provided) {
                       state == HC_MPI_INIT_RUNNING
                           ? "MPI is already initialised"
                           : "MPI was finalised and cannot start again");
-  if (rc == MPI_SUCCESS)
-    rc = init_engine_acquire_locked(fn, required, provided);
+  char why[512];
+  if (rc == MPI_SUCCESS) {
+    rc = init_engine_acquire_locked(required, provided, why, sizeof why);
+    if (rc != MPI_SUCCESS)
+      rc = hc_mpi_raise(NULL, fn, rc, "%s", why);
+  }
   if (rc == MPI_SUCCESS)
     atomic_store_explicit(&hc_mpi_init_state, HC_MPI_INIT_RUNNING, memory_order_release);
   pthread_mutex_unlock(&init_lock);

@@ -292,9 +292,12 @@ static inline int hc_mpi_world_active(void) {
          HC_MPI_INIT_RUNNING;
 }
 /* The engine's users (the world model, each session): the first starts it
- * at thread level required, the last stops it.  *provided is the level the
- * engine runs at.  Errors are raised on fn (no object). */
-int hc_mpi_engine_acquire(const char *fn, int required, int *provided);
+ * at thread level required, the last stops it (a session parks it: see
+ * init.c).  *provided is the level the engine runs at.  Errors are raised
+ * on fn, on errh where not NULL (a session's: MPI_Session_init reports on
+ * the handler it is given), else on no object. */
+int hc_mpi_engine_acquire(const char *fn, hc_mpi_errhandler_t *errh,
+                          int required, int *provided);
 int hc_mpi_engine_release(const char *fn);
 
 /* ---- statuses (status.c) ------------------------------------------------ */

@@ -145,9 +145,12 @@ static int session_init_check(const char *fn, MPI_Info info,
     return hc_mpi_raise(NULL, fn, MPI_ERR_ERRHANDLER,
                         "errhandler 0x%x was made for communicators",
                         (unsigned)errhandler);
-  if (info != MPI_INFO_NULL && !hc_mpi_info_get(info))
-    return hc_mpi_raise(NULL, fn, MPI_ERR_INFO, "invalid info 0x%x",
-                        (unsigned)info);
+  if (info != MPI_INFO_NULL && !hc_mpi_info_get(info)) {
+    /* The handler given is valid: the call reports on it. */
+    hc_mpi_errhandler_retain(*errh);
+    return hc_mpi_raise_on(*errh, MPI_SESSION_NULL, fn, MPI_ERR_INFO,
+                           "invalid info 0x%x", (unsigned)info);
+  }
   return MPI_SUCCESS;
 }
 
@@ -163,7 +166,7 @@ int PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler,
     return hc_mpi_raise(NULL, fn, MPI_ERR_NO_MEM, "out of memory");
   s->info_used = MPI_INFO_NULL;
   int level = MPI_THREAD_SINGLE;
-  rc = hc_mpi_engine_acquire(fn, session_requested_level(info), &level);
+  rc = hc_mpi_engine_acquire(fn, errh, session_requested_level(info), &level);
   if (rc != MPI_SUCCESS) {
     free(s);
     return rc;

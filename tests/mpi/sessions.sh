@@ -1,6 +1,7 @@
 #!/bin/sh
 # MPI-4 sessions beside the world model (tests/mpi/sessions_models.c, in
-# each start and finalize order), process sets and session error handlers
+# each start and finalize order, and made again after the last one was
+# finalised), process sets and session error handlers
 # (sessions_psets.c), and communicators made from groups of a session and
 # of MPI_COMM_WORLD (comm_from_groups.c), two sessions built in two threads
 # at once (sessions_threads.c); see each file for what it asserts.
@@ -8,6 +9,7 @@
 run_mpi_ok 3 sessions_models world-first
 run_mpi_ok 4 sessions_models sessions-first
 run_mpi_ok 2 sessions_models sessions-only
+run_mpi_ok 3 sessions_models sessions-again
 run_mpi_ok 3 sessions_psets
 run_mpi_ok 4 comm_from_groups session
 run_mpi_ok 3 comm_from_groups world

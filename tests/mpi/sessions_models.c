@@ -6,9 +6,15 @@
  *   sessions-first  session A before MPI_Init, then B; A and B finalised
  *                   before MPI_Finalize, the world still exchanging after;
  *   sessions-only   A and B without the world model at all;
+ *   sessions-again  A and B finalised, then C made and finalised (a
+ *                   process may make sessions as often as it likes,
+ *                   MPI-4.0 11.3), then D and MPI_Init after it; an
+ *                   invalid info to MPI_Session_init reported on the
+ *                   handler given (MPI_ERRORS_RETURN), not the world's;
  *   world-refused   a session alone, and MPI_COMM_WORLD used (fatal).
- * After the last finalize, MPI_Session_init fails cleanly (MPI_ERR_OTHER):
- * the engine does not start twice.
+ * After MPI_Finalize and the last session's finalize, MPI_Session_init
+ * fails cleanly (MPI_ERR_OTHER) on the handler it is given: the engine
+ * does not start twice.
  * Every exchange checks the bytes that arrived and the status.  The three
  * models send with the same (source, tag) in crossed order, so traffic
  * leaking between their context ids would land in the wrong buffer.
@@ -183,6 +189,51 @@ static void run_sessions_only(void) {
   world_flags(0, 0, "sessions only, at the end");
 }
 
+static void run_sessions_again(void) {
+  model_t a, b, c, d, w;
+  session_open(&a, "A", 100);
+  session_open(&b, "B", 200);
+  model_t *both[2] = {&a, &b};
+  exchange(both, 2, 0);
+  session_close(&a);
+  session_close(&b);
+  /* No session open: the next one starts over (twice, in a row). */
+  for (int round = 1; round <= 2; round++) {
+    session_open(&c, "C", 300 + (unsigned)round);
+    model_t *one[1] = {&c};
+    exchange(one, 1, round);
+    /* An invalid info: MPI_ERR_INFO on the handler given, which returns
+     * (the world's default handler would end the job). */
+    MPI_Info freed;
+    CHECK(MPI_Info_create(&freed) == MPI_SUCCESS, "MPI_Info_create");
+    MPI_Info stale = freed;
+    CHECK(MPI_Info_free(&freed) == MPI_SUCCESS, "MPI_Info_free");
+    MPI_Session bad = MPI_SESSION_NULL;
+    int rc = MPI_Session_init(stale, MPI_ERRORS_RETURN, &bad);
+    CHECK(mt_class(rc) == MPI_ERR_INFO && bad == MPI_SESSION_NULL,
+          "Session_init with a freed info: %s", mt_errstr(rc));
+    session_close(&c);
+  }
+  world_flags(0, 0, "sessions made again");
+  session_open(&d, "D", 400);
+  CHECK(MPI_Init(NULL, NULL) == MPI_SUCCESS, "MPI_Init after sessions");
+  world_flags(1, 0, "after MPI_Init");
+  world_open(&w);
+  model_t *all[2] = {&w, &d};
+  exchange(all, 2, 3);
+  session_close(&d);
+  CHECK(MPI_Finalize() == MPI_SUCCESS, "MPI_Finalize");
+  world_flags(1, 1, "at the end");
+  if (mt_mpich_quirks())
+    return;
+  /* The world model ended the engine: refused, on the handler given (the
+   * world's is still the fatal default). */
+  MPI_Session again = MPI_SESSION_NULL;
+  int rc = MPI_Session_init(MPI_INFO_NULL, MPI_ERRORS_RETURN, &again);
+  CHECK(mt_class(rc) == MPI_ERR_OTHER && again == MPI_SESSION_NULL,
+        "Session_init after MPI_Finalize: %s", mt_errstr(rc));
+}
+
 /* Only the world model has MPI_COMM_WORLD: rank 0 of a session's
  * communicator uses it and must be stopped by the fatal default handler
  * (the other ranks sleep until the launcher ends the job). */
@@ -207,6 +258,8 @@ int main(int argc, char **argv) {
     run_sessions_first();
   else if (strcmp(mode, "sessions-only") == 0)
     run_sessions_only();
+  else if (strcmp(mode, "sessions-again") == 0)
+    run_sessions_again();
   else if (strcmp(mode, "world-refused") == 0)
     run_world_refused();
   else
