@@ -878,7 +878,9 @@ static void run_report_exit(run_job_t *job, int r, int status) {
     return;
   job->nfailed++;
   run_status_clear(job);
-  int quiet = job->opt.quiet_exits && WIFEXITED(status);
+  /* A status the program chose after MPI_Finalize is its own: passed on
+   * but not named, as Hydra does (the ranks' work completed). */
+  int quiet = (job->opt.quiet_exits || rk->finalized) && WIFEXITED(status);
   if (run_death_is_news(job, status) && !quiet)
     fprintf(stderr, "hcmpirun: rank %d (pid %ld) %s\n", r, (long)rk->pid, what);
   run_fail(job, code);

@@ -86,6 +86,18 @@ for opt in --no-kill-on-failure -disable-auto-cleanup; do
   fi
 done
 
+# 4d. A rank that finalized and then exits 3: the job's status is 3 and,
+#     as under Hydra, no line names it (the program chose that status;
+#     MPICH's init/exitst1 and exitst2 read any such line as a failure).
+launch $RUN -n 2 $CLIENT --fini-exit-rank 1 --exit-code 3
+rc=$?
+if [ $rc -eq 3 ] && ! grep -q '^hcmpirun:' "$T/err" &&
+  [ "$(grep -c ' ok (' "$T/out")" -eq 2 ]; then
+  pass "exit status after finalize: propagated, not named"
+else
+  fail "exit status after finalize: propagated, not named (rc=$rc)"
+fi
+
 # 4b. Ranks that exit 0 after init but without finalize fail the job (a
 #     peer could be left waiting in a fence forever).
 launch $RUN -n 2 $CLIENT --no-fini

@@ -7,8 +7,10 @@
  *   pmi_client [--expect-size N] [--expect-backend NAME]
  *              [--fail-rank R --exit-code C] [--kill-rank R]
  *              [--abort-rank R --exit-code C] [--stdin] [--no-fini]
- *              [--flood-rank R|-1]
+ *              [--fini-exit-rank R --exit-code C] [--flood-rank R|-1]
  *
+ * --fini-exit-rank: rank R says goodbye (fini) as every rank does, then
+ * exits with code C (a program's own status after MPI_Finalize).
  * --flood-rank: after the checks, rank R (every rank for -1) replaces one
  * key 2000 times, then puts new keys of 900 bytes until the launcher
  * refuses one (at most 20000) and says how many it took.
@@ -28,6 +30,7 @@ typedef struct client_opts {
   int fail_rank;
   int kill_rank;
   int abort_rank;
+  int fini_exit_rank;
   int exit_code;
   int read_stdin;
   int no_fini;
@@ -44,6 +47,7 @@ static void client_parse(int argc, char **argv, client_opts_t *o) {
                        .fail_rank = -1,
                        .kill_rank = -1,
                        .abort_rank = -1,
+                       .fini_exit_rank = -1,
                        .flood_rank = -2,
                        .exit_code = 1};
   for (int i = 1; i < argc; i++) {
@@ -65,6 +69,8 @@ static void client_parse(int argc, char **argv, client_opts_t *o) {
       o->kill_rank = atoi(v);
     else if (strcmp(a, "--abort-rank") == 0)
       o->abort_rank = atoi(v);
+    else if (strcmp(a, "--fini-exit-rank") == 0)
+      o->fini_exit_rank = atoi(v);
     else if (strcmp(a, "--exit-code") == 0)
       o->exit_code = atoi(v);
     else if (strcmp(a, "--flood-rank") == 0)
@@ -207,5 +213,7 @@ int main(int argc, char **argv) {
   if (!bad)
     printf("pmi_client: rank %d of %d ok (%s)\n", info.rank, info.size,
            ops->name);
+  if (!bad && info.rank == o.fini_exit_rank)
+    return o.exit_code;
   return bad;
 }
