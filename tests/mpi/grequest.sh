@@ -9,8 +9,9 @@ run_mpi_ok 2 grequest
 # wake-up runs the job past its time limit.
 HCMPI_WAIT_MS=60000 MPI_TEST_TIMEOUT=50 run_mpi_ok 2 grequest
 # The sessions model (no MPI_Init): generalized requests across two
-# overlapping sessions; the last MPI_Session_finalize closes what the
-# library opened (checked on hcmpi only).
+# overlapping sessions; what the library opened is closed by the exit
+# after the last MPI_Session_finalize, where the parked engine stops
+# (checked on hcmpi only).
 if [ "$MPI_TEST_LAUNCHER" = hcmpirun ]; then
     run_mpi_ok 1 grequest sessions
     run_mpi_ok 2 grequest sessions
