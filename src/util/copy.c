@@ -36,9 +36,13 @@ copy_avx2_128(char *dst, const char *src) {
   _mm256_storeu_si256((__m256i *)(dst + 96), d);
 }
 
-/* Where hc_copy_vector's loop asks for the destination's lines ahead:
- * COPY_PREFETCH_MIN, or SIZE_MAX (never); set with the rest of the plan
- * (copy_plan_make), before the loop's first run. */
+/* The copy plan, decided once (copy_plan_make) before the first copy that
+ * reads it.  Which routine takes a copy between ranges apart, by length:
+ * the loop from HC_COPY_VECTOR_MIN below vector_below (0: never), rep
+ * movsb from movsb_from (SIZE_MAX: never), glibc the rest; and from where
+ * the loop asks for the destination's lines ahead (COPY_PREFETCH_MIN, or
+ * SIZE_MAX: never). */
+static _Atomic size_t plan_vector_below, plan_movsb_from;
 static _Atomic size_t plan_prefetch_from = SIZE_MAX;
 static _Atomic int plan_made;
 
@@ -109,11 +113,6 @@ void hc_copy_vector(void *dst, const void *src, size_t len) {
  * any alignment tried (bench/NOTES.md, movsb27).  Only with ERMS, which
  * every family 26 part has. */
 #define COPY_MOVSB_FROM_ZEN5 ((size_t)1 << 20)
-
-/* Which routine takes a copy between ranges apart, by length: the loop
- * from HC_COPY_VECTOR_MIN below vector_below (0: never), rep movsb from
- * movsb_from (SIZE_MAX: never), glibc the rest.  Decided once. */
-static _Atomic size_t plan_vector_below, plan_movsb_from;
 
 static int cpu_has_erms(void) {
   unsigned eax, ebx, ecx, edx;
