@@ -814,12 +814,6 @@ static void run_pair_bcasts(void)
 /* ---- bcasts read straight from the root's buffer ------------------------- */
 
 /* A size from the environment (plain bytes), or def. */
-static size_t env_bytes(const char *name, size_t def)
-{
-    const char *env = getenv(name);
-    return env != NULL ? (size_t)strtoull(env, NULL, 10) : def;
-}
-
 /* One Bcast of count vectors of blocks of 3 ints every 5 from root (a
  * strided type: the face packs it), each int checked on every rank and
  * the gaps left alone. */
@@ -851,13 +845,13 @@ static void strided_bcast_checked(size_t count, int root, int it)
  * profile); 0 where the node is not crowded. */
 static size_t crowded_bcast_read_min(void)
 {
-    size_t cpus = env_bytes("HCMPI_COLL_SHM_CPUS", 0);
+    size_t cpus = mt_env_bytes("HCMPI_COLL_SHM_CPUS", 0);
     long online = sysconf(_SC_NPROCESSORS_ONLN);
     if (cpus == 0)
         cpus = online > 0 ? (size_t)online : 1;
     if (wsize <= 2 || (size_t)wsize <= cpus)
         return 0;
-    size_t set = env_bytes("HCMPI_COLL_SHM_CROWDED_BCAST_READ_MIN", SIZE_MAX);
+    size_t set = mt_env_bytes("HCMPI_COLL_SHM_CROWDED_BCAST_READ_MIN", SIZE_MAX);
     const char *profile = getenv("HCMPI_CPU_PROFILE");
     if (set == SIZE_MAX && profile != NULL && strcmp(profile, "amd") != 0)
         set = 65536;
@@ -874,9 +868,9 @@ static void run_read_bcasts(void)
     static const size_t sizes[] = {1,      4096,   16383,  16384,   16385,   65535,
                                    65536,  65537,  200003, 1048576, (1u << 20) + 13,
                                    (4u << 20) + 1};
-    size_t min = wsize == 2 ? env_bytes("HCMPI_COLL_SHM_PAIR_BCAST_READ_MIN", 16384)
-                            : env_bytes("HCMPI_COLL_SHM_BCAST_READ_MIN", 65536);
-    size_t max = env_bytes("HCMPI_COLL_SHM_BCAST_READ_MAX", 0);
+    size_t min = wsize == 2 ? mt_env_bytes("HCMPI_COLL_SHM_PAIR_BCAST_READ_MIN", 16384)
+                            : mt_env_bytes("HCMPI_COLL_SHM_BCAST_READ_MIN", 65536);
+    size_t max = mt_env_bytes("HCMPI_COLL_SHM_BCAST_READ_MAX", 0);
     /* On a crowded node both bounds apply (min 0: none read). */
     size_t crowded_min = crowded_bcast_read_min();
     if (min > 0 && crowded_min > min)
@@ -1029,7 +1023,7 @@ static void check_matrix_scatter(ctx_t *c, int it, size_t count, int inplace)
  * do the segment's paths it falls back to). */
 static void run_read_reductions(void)
 {
-    size_t min = env_bytes("HCMPI_COLL_SHM_PAIR_REDUCE_READ_MIN", 16384);
+    size_t min = mt_env_bytes("HCMPI_COLL_SHM_PAIR_REDUCE_READ_MIN", 16384);
     if (min < 64)
         min = 16384;
     const size_t bytes[] = {min - 16,          min,           min + 16,   (64 << 10) - 16,

@@ -373,12 +373,6 @@ static void run_kill(int large)
 
 /* ---- Ibcasts read from the root's buffer ---------------------------------- */
 
-static size_t env_bytes(const char *name, size_t def)
-{
-    const char *env = getenv(name);
-    return env != NULL ? (size_t)strtoull(env, NULL, 10) : def;
-}
-
 static void ibcast_fill(char *buf, size_t n, int root, int it)
 {
     for (size_t i = 0; i < n; i++)
@@ -437,8 +431,8 @@ static void ibcast_mixed_types(size_t count, int root, int it)
 
 static void run_read_ibcasts(void)
 {
-    size_t min = wsize == 2 ? env_bytes("HCMPI_COLL_SHM_PAIR_BCAST_READ_MIN", 16384)
-                            : env_bytes("HCMPI_COLL_SHM_BCAST_READ_MIN", 65536);
+    size_t min = wsize == 2 ? mt_env_bytes("HCMPI_COLL_SHM_PAIR_BCAST_READ_MIN", 16384)
+                            : mt_env_bytes("HCMPI_COLL_SHM_BCAST_READ_MIN", 65536);
     const size_t sizes[] = {min > 1 ? min - 1 : 1, min > 0 ? min : 1, min + 1, 65536,
                             200003, (1u << 20) + 13};
     char *a = malloc(sizes[5]), *b = malloc(sizes[5]);

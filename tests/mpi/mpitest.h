@@ -200,6 +200,22 @@ static inline int mt_err_errhandler(void)
 #define MT_ERR_ERRHANDLER mt_err_errhandler()
 #endif
 
+/* A byte count from the environment as the library reads it (a k, m or
+ * g suffix multiplies by 2^10, 2^20, 2^30), or def where name is unset. */
+static inline size_t mt_env_bytes(const char *name, size_t def)
+{
+    const char *env = getenv(name);
+    if (env == NULL)
+        return def;
+    char *end;
+    size_t n = (size_t)strtoull(env, &end, 10);
+    int shift = *end == 'k' || *end == 'K'   ? 10
+                : *end == 'm' || *end == 'M' ? 20
+                : *end == 'g' || *end == 'G' ? 30
+                                             : 0;
+    return n << shift;
+}
+
 static inline void *mt_malloc(size_t n)
 {
     void *p = malloc(n ? n : 1);
