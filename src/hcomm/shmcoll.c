@@ -242,7 +242,8 @@ static int shmcoll_barrier_step(hc_shmcoll_op_t *op, uint32_t s) {
   return hc_shmcoll_need(op->sc, SHMCOLL_DONE, SHMCOLL_ALL, s);
 }
 
-/* Copies n bytes into the segment for other cores to read (a bcast's
+/* Whether op copies n bytes into the segment for other cores to read
+ * past this core's cache (a bcast's
  * chunk, an allgather's block, a large reduction's input: 2 ranks beside
  * other jobs, Allreduce 1 MiB 120-147 us streaming against 359-9423
  * copying; bench/NOTES.md, coll16e).  From HCMPI_COLL_SHM_STREAM_MIN bytes on,
@@ -252,11 +253,29 @@ static int shmcoll_barrier_step(hc_shmcoll_op_t *op, uint32_t s) {
  * share the cores those transfers between the cores' caches are what the
  * collective waits for (bench/collective on 2 ranks beside other jobs'
  * compilers, 64 KiB: bcast 30-350 us copying, 4.6-6.7 us streaming;
- * allgather 14-297 us against 12.0-12.3 us). */
-static void shmcoll_copy_in(unsigned char *dst, const unsigned char *src,
-                            size_t n) {
-  size_t min = hc_shmcoll_tuning.stream_min;
-  if (HC_COPY_STREAMS && min > 0 && n >= min) {
+ * allgather 14-297 us against 12.0-12.3 us).  Not on two ranks in a
+ * collective of HCMPI_COLL_SHM_PAIR_CACHED_MIN bytes or more (blocks or
+ * vector), whose chunks come back to the same two buffers of each rank:
+ * where the processor keeps them in a cache both cores reach (Zen 4), the
+ * next chunk's lines are at hand for both sides (cpu_profile.c). */
+static int shmcoll_streams(const hc_shmcoll_op_t *op, size_t n) {
+  const hc_shmcoll_tuning_t *t = &hc_shmcoll_tuning;
+  if (!HC_COPY_STREAMS || t->stream_min == 0 || n < t->stream_min)
+    return 0;
+  if (op->sc->size != 2 || t->pair_cached_min == 0)
+    return 1;
+  int reduction =
+      op->what == SHMCOLL_OP_REDUCE || op->what == SHMCOLL_OP_REDUCE_SCATTER;
+  /* (a reduction's takes bound its elements times their size) */
+  size_t bytes = reduction ? op->size * op->op.elem_size : op->size;
+  return bytes < t->pair_cached_min;
+}
+
+/* Copies n bytes of op into the segment: streamed or not as
+ * shmcoll_streams says. */
+static void shmcoll_copy_in(const hc_shmcoll_op_t *op, unsigned char *dst,
+                            const unsigned char *src, size_t n) {
+  if (shmcoll_streams(op, n)) {
     hc_copy_stream(dst, src, n);
     hc_copy_stream_fence(); /* before the flag that publishes them */
     return;
@@ -289,7 +308,7 @@ static int shmcoll_bcast_step(hc_shmcoll_op_t *op, uint32_t s) {
     else if (op->acc != NULL)
       op->acc->unpack(op->acc->ctx, at + done, buf, piece);
     else if (root)
-      shmcoll_copy_in(buf, op->out + at + done, piece);
+      shmcoll_copy_in(op, buf, op->out + at + done, piece);
     else
       memcpy(op->out + at + done, buf, piece);
   }
@@ -380,14 +399,13 @@ static int shmcoll_post_around(hc_shmcoll_op_t *op, uint32_t s, size_t slot,
     return 0;
   unsigned char *mine = shmcoll_buf(sc, sc->rank, s, slot);
   if (n > 0 && op->what == SHMCOLL_OP_ALLGATHER) { /* every other rank reads */
-    shmcoll_copy_in(mine, src, n);
-  } else if (how != SHMCOLL_POST_QUIET && hc_shmcoll_tuning.stream_min > 0 &&
-             n >= hc_shmcoll_tuning.stream_min) {
+    shmcoll_copy_in(op, mine, src, n);
+  } else if (how != SHMCOLL_POST_QUIET && shmcoll_streams(op, n)) {
     /* A large reduction's slices, which other ranks combine (a quiet
      * post is read by this rank alone: cached). */
-    shmcoll_copy_in(mine, src, hole_at);
+    shmcoll_copy_in(op, mine, src, hole_at);
     if (hole_at + hole < n)
-      shmcoll_copy_in(mine + hole_at + hole, src + hole_at + hole,
+      shmcoll_copy_in(op, mine + hole_at + hole, src + hole_at + hole,
                       n - hole_at - hole);
   } else if (n > 0) { /* else src may be NULL */
     hc_copy_small(mine, src, hole_at);

@@ -351,7 +351,8 @@ static hc_shmcoll_t *shmcoll_enter_reads(hcomm_comm_t *comm, hc_status_t *rc) {
   return NULL;
 }
 
-/* Blocks of at least HCMPI_COLL_SHM_PAIR_READ_MIN on two ranks (the larger
+/* Blocks of at least HCMPI_COLL_SHM_PAIR_READ_MIN and below
+ * HCMPI_COLL_SHM_PAIR_CACHED_MIN on two ranks (the larger
  * of the two ways, the same on both), or alltoall blocks of at least
  * HCMPI_COLL_SHM_ALLTOALL_READ_MIN on more (an allgather there keeps the
  * segment, which copies each block in once for all the readers: 4 ranks,
@@ -360,9 +361,12 @@ static hc_shmcoll_t *shmcoll_enter_reads(hcomm_comm_t *comm, hc_status_t *rc) {
  * per rank fits a buffer of the segment. */
 static int shmcoll_exchange_reads(const hc_shmcoll_t *sc, size_t most,
                                   int alltoall) {
-  size_t min = sc->size == 2 ? hc_shmcoll_tuning.pair_read_min
-               : alltoall    ? hc_shmcoll_tuning.alltoall_read_min
+  const hc_shmcoll_tuning_t *t = &hc_shmcoll_tuning;
+  size_t min = sc->size == 2 ? t->pair_read_min
+               : alltoall    ? t->alltoall_read_min
                              : 0;
+  if (sc->size == 2 && t->pair_cached_min > 0 && most >= t->pair_cached_min)
+    return 0;
   return hc_shmcoll_reads_work(sc) && min > 0 && most >= min &&
          (size_t)sc->size * sizeof(shmcoll_read_block_t) <= sc->chunk;
 }

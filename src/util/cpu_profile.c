@@ -77,7 +77,19 @@ static const hc_cpu_profile_t cpu_profile_amd = {
  * 72.9, 1 MiB 149 / 116 / 161.  Its other two-rank reads still pay
  * (Bcast 256 KiB 10.7 against 20.3 through the segment, 1 MiB 50 against
  * 80; Gather and Alltoall level), and Reduce_scatter keeps its own
- * threshold (level either way). */
+ * threshold (level either way).
+ * Collectives of blocks or vectors from 1 MiB, whose chunks cycle through
+ * the same two buffers of each rank, go through the segment with cached
+ * copies (bench/NOTES.md, pair30; 10 interleaved rounds, us, reading /
+ * through the segment cached / Open MPI / MPICH): Allgather 1 MiB 146 /
+ * 106 / 154 / 166, 4 MiB 869 / 716 / 1001 / 894; Alltoall 1 MiB 136 / 112
+ * / 124 / 133, 4 MiB 1107 / 1057 / 1187 / 1117 (its blocks above a slot's
+ * part are messages); streamed into the segment the same Allgather took
+ * 155 and 833, and Allreduce 1 / 4 MiB 117 / 491 against 109 / 427 cached,
+ * Reduce 89 / 359 against 83 / 312 (6 rounds).  Below 1 MiB the reads
+ * (Allgather 64 KiB 9.4 against 10.6 through the segment) and the
+ * streamed copies (Reduce 64 / 256 KiB 6.2 / 25.6 against 9.9 / 31.3
+ * cached) stay. */
 static const hc_cpu_profile_t cpu_profile_amd_zen4 = {
     .name = "amd-zen4",
     .shm_cma_min = (size_t)4 << 20,
@@ -93,6 +105,7 @@ static const hc_cpu_profile_t cpu_profile_amd_zen4 = {
     .coll_shm_pair_bcast_read_min = (size_t)16 << 10,
     .coll_shm_pair_reduce_read_min = 0,
     .coll_shm_rooted_read_min = (size_t)16 << 10,
+    .coll_shm_pair_cached_min = (size_t)1 << 20,
     .shm_prefetch_next = 1,
 };
 
@@ -287,6 +300,8 @@ int hc_cpu_profile_default(const char *name, size_t *bytes) {
     *bytes = p->coll_shm_pair_reduce_read_min;
   else if (strcmp(name, "HCMPI_COLL_SHM_ROOTED_READ_MIN") == 0)
     *bytes = p->coll_shm_rooted_read_min;
+  else if (strcmp(name, "HCMPI_COLL_SHM_PAIR_CACHED_MIN") == 0)
+    *bytes = p->coll_shm_pair_cached_min;
   else
     return -1;
   return 0;

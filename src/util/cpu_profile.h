@@ -57,6 +57,12 @@ typedef struct hc_cpu_profile {
   size_t coll_shm_pair_bcast_read_min;
   size_t coll_shm_pair_reduce_read_min;
   size_t coll_shm_rooted_read_min;
+  /* HCMPI_COLL_SHM_PAIR_CACHED_MIN: on two ranks, collectives whose
+   * largest block (Allgather, Alltoall(v)) or whose vector (reductions)
+   * has at least this many bytes copy through the segment's cache: their
+   * blocks are not read from the other rank's buffer, and their copies
+   * into the segment are not streamed past the cache; 0 never. */
+  size_t coll_shm_pair_cached_min;
   /* 1: shm sends ask for the lines their next packet goes to for writing
    * (hc_prefetch_write): a push into a pair's ring the next cell's,
    * an empty poll after a sparse pooled send the pool's next cell's,

@@ -32,9 +32,11 @@
 # processor profile has them (every profile but amd26, AMD family 26, and
 # for the reductions amd-zen4):
 # pinned on, so that every machine runs them; the runs that set one to 0
-# take the segment instead.
+# take the segment instead.  Likewise at every size: amd-zen4's cached
+# copies of large two-rank collectives, off unless a run sets them.
 export HCMPI_COLL_SHM_PAIR_READ_MIN=64k HCMPI_COLL_SHM_PAIR_BCAST_READ_MIN=16k \
-    HCMPI_COLL_SHM_PAIR_REDUCE_READ_MIN=16k HCMPI_COLL_SHM_ROOTED_READ_MIN=16k
+    HCMPI_COLL_SHM_PAIR_REDUCE_READ_MIN=16k HCMPI_COLL_SHM_ROOTED_READ_MIN=16k \
+    HCMPI_COLL_SHM_PAIR_CACHED_MIN=0
 for n in 1 2 3 5 8; do
     run_mpi_ok $n coll_shm
 done
@@ -45,6 +47,9 @@ for profile in amd intel; do
     HCMPI_CPU_PROFILE=$profile run_mpi_ok 2 coll_shm
     HCMPI_CPU_PROFILE=$profile run_mpi_ok 3 coll_shm
 done
+# Two ranks whose large collectives copy through the cache where amd
+# streams (amd-zen4's HCMPI_COLL_SHM_PAIR_CACHED_MIN, here from 64 KiB).
+HCMPI_CPU_PROFILE=amd HCMPI_COLL_SHM_PAIR_CACHED_MIN=64k run_mpi_ok 2 coll_shm
 # Peers reached over tcp on one node: schedules, no hierarchy (whose node
 # communicator would be world again, and again: context ids ran out).
 HCMPI_TRANSPORTS=tcp run_mpi_ok 3 coll_shm

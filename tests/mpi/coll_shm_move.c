@@ -458,8 +458,11 @@ static void pair_round(const comm_ctx_t *c, int it)
     /* COLL_SHM_READS_REFUSED (coll_shm_move.sh): some rank cannot read the
      * others (HCMPI_SHM_CMA=0), and all take the other paths alike. */
     int refused = getenv("COLL_SHM_READS_REFUSED") != NULL;
-    int reads = counted && !refused && wsize == 2 &&
-                getenv("HCMPI_COLL_SHM_PAIR_READ_MIN") == NULL;
+    /* Two ranks read blocks from HCMPI_COLL_SHM_PAIR_READ_MIN up to
+     * HCMPI_COLL_SHM_PAIR_CACHED_MIN (coll_shm_move.sh pins both). */
+    size_t read_min = mt_env_bytes("HCMPI_COLL_SHM_PAIR_READ_MIN", 65536);
+    size_t cached_min = mt_env_bytes("HCMPI_COLL_SHM_PAIR_CACHED_MIN", 0);
+    int reads = counted && !refused && wsize == 2 && read_min > 0;
     const char *a2a_env = getenv("HCMPI_COLL_SHM_ALLTOALL_READ_MIN");
     size_t a2a_min = refused ? 0
                      : a2a_env != NULL ? (size_t)strtoull(a2a_env, NULL, 10)
@@ -469,9 +472,11 @@ static void pair_round(const comm_ctx_t *c, int it)
     for (int inplace = 0; inplace < 2; inplace++)
         for (size_t k = 0; k < NELEM(pair_sizes); k++)
             for (int v = 0; v < 2; v++) {
-                /* Blocks of 64 KiB or more both ways (the v-forms' are 3
+                /* The larger block of the two ways (the v-forms' are 3
                  * bytes larger on 2 ranks, rank 1's allgather block none). */
-                int read = reads && (pair_sizes[k] >= 65536 || v);
+                size_t most = pair_sizes[k] + (v ? 3 : 0);
+                int read = reads && most >= read_min &&
+                           (cached_min == 0 || most < cached_min);
                 unsigned long long before = messages_sent();
                 gather_run_t g;
                 allgather_setup(&g, c, pair_sizes[k], v, inplace, it);
@@ -485,6 +490,15 @@ static void pair_round(const comm_ctx_t *c, int it)
                 unsigned long long moved = messages_sent() - before;
                 CHECK(!read || inplace || moved == 0,
                       "%llu transport messages in pair reads of %zu bytes (v-form %d)", moved,
+                      pair_sizes[k], v);
+                /* From the cached minimum no read: the Alltoall's blocks,
+                 * larger than a slot's part (128 KiB on 2 ranks), move as
+                 * messages. */
+                int cached = counted && !refused && wsize == 2 && cached_min > 0 &&
+                             most >= cached_min && most > (128 << 10);
+                CHECK(!cached || moved > 0,
+                      "no transport message in a pair Alltoall of %zu bytes (v-form %d) "
+                      "from HCMPI_COLL_SHM_PAIR_CACHED_MIN",
                       pair_sizes[k], v);
                 /* More ranks: an Alltoall of blocks from
                  * HCMPI_COLL_SHM_ALLTOALL_READ_MIN is read from the others. */
