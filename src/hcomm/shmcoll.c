@@ -257,18 +257,24 @@ static int shmcoll_barrier_step(hc_shmcoll_op_t *op, uint32_t s) {
  * collective of HCMPI_COLL_SHM_PAIR_CACHED_MIN bytes or more (blocks or
  * vector), whose chunks come back to the same two buffers of each rank:
  * where the processor keeps them in a cache both cores reach (Zen 4), the
- * next chunk's lines are at hand for both sides (cpu_profile.c). */
+ * next chunk's lines are at hand for both sides; nor, on a node with
+ * more ranks than CPUs, in a Reduce or Allreduce of
+ * HCMPI_COLL_SHM_CROWDED_REDUCE_CACHED_MIN bytes or more, whose inputs a
+ * rank on the same core then finds in its cache (cpu_profile.c). */
 static int shmcoll_streams(const hc_shmcoll_op_t *op, size_t n) {
   const hc_shmcoll_tuning_t *t = &hc_shmcoll_tuning;
   if (!HC_COPY_STREAMS || t->stream_min == 0 || n < t->stream_min)
     return 0;
-  if (op->sc->size != 2 || t->pair_cached_min == 0)
-    return 1;
   int reduction =
       op->what == SHMCOLL_OP_REDUCE || op->what == SHMCOLL_OP_REDUCE_SCATTER;
   /* (a reduction's takes bound its elements times their size) */
   size_t bytes = reduction ? op->size * op->op.elem_size : op->size;
-  return bytes < t->pair_cached_min;
+  size_t cached_min = 0;
+  if (op->sc->size == 2)
+    cached_min = t->pair_cached_min;
+  else if (op->sc->crowded && op->what == SHMCOLL_OP_REDUCE)
+    cached_min = t->crowded_reduce_cached_min;
+  return cached_min == 0 || bytes < cached_min;
 }
 
 /* Copies n bytes of op into the segment: streamed or not as

@@ -189,9 +189,12 @@ typedef struct hc_shmcoll_tuning {
   size_t pair_reduce_read_max; /* ... up to this (0: any) */
   size_t pair_reduce_scatter_read_min; /* 2 ranks: reduce_scatters from
                                         * this read the peer (0: never) */
-  size_t pair_cached_min;      /* 2 ranks: collectives of blocks or
-                                  vectors from this neither read the peer
-                                  nor stream into the segment (0: never) */
+  /* 2 ranks: collectives of blocks or vectors from this neither read the
+   * peer nor stream into the segment (0: never). */
+  size_t pair_cached_min;
+  /* More ranks than CPUs: reduces and allreduces from this copy their
+   * inputs into the segment cached (0: never). */
+  size_t crowded_reduce_cached_min;
   size_t lane_buf;             /* bytes of a lane's buffer (at most: smaller on
                                   many ranks) */
   size_t lane_max;             /* persistent forms of more bytes take no lane */

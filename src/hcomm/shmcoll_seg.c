@@ -53,7 +53,8 @@ hc_shmcoll_tuning_t hc_shmcoll_tuning = {
     .pair_reduce_read_min = 0, /* likewise */
     .pair_reduce_read_max = HC_SHMCOLL_PAIR_REDUCE_READ_MAX,
     .pair_reduce_scatter_read_min = HC_SHMCOLL_PAIR_REDUCE_SCATTER_READ_MIN,
-    .pair_cached_min = 0, /* the processor's */
+    .pair_cached_min = 0,           /* the processor's */
+    .crowded_reduce_cached_min = 0, /* likewise */
     .lane_buf = HC_SHMCOLL_LANE_BUF,
     .lane_max = HC_SHMCOLL_LANE_MAX,
     .wide_lanes = HC_SHMCOLL_WIDE_LANES,
@@ -115,6 +116,9 @@ void hc_shmcoll_tuning_load(void) {
    * shared cache or past it, depends on the processor's caches. */
   t->pair_cached_min = hc_env_size("HCMPI_COLL_SHM_PAIR_CACHED_MIN",
                                    cpu->coll_shm_pair_cached_min);
+  t->crowded_reduce_cached_min =
+      hc_env_size("HCMPI_COLL_SHM_CROWDED_REDUCE_CACHED_MIN",
+                  cpu->coll_shm_crowded_reduce_cached_min);
   t->lane_buf = hc_env_size("HCMPI_COLL_SHM_LANE_BUF", HC_SHMCOLL_LANE_BUF);
   t->lane_max = hc_env_size("HCMPI_COLL_SHM_LANE_MAX", HC_SHMCOLL_LANE_MAX);
   t->wide_lanes =

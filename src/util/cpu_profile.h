@@ -63,6 +63,11 @@ typedef struct hc_cpu_profile {
    * blocks are not read from the other rank's buffer, and their copies
    * into the segment are not streamed past the cache; 0 never. */
   size_t coll_shm_pair_cached_min;
+  /* HCMPI_COLL_SHM_CROWDED_REDUCE_CACHED_MIN: on a node with more ranks
+   * than CPUs, Reduces and Allreduces of more than two ranks whose vector
+   * has at least this many bytes copy their inputs into the segment
+   * through the cache; 0 never. */
+  size_t coll_shm_crowded_reduce_cached_min;
   /* 1: shm sends ask for the lines their next packet goes to for writing
    * (hc_prefetch_write): a push into a pair's ring the next cell's,
    * an empty poll after a sparse pooled send the pool's next cell's,

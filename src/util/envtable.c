@@ -159,8 +159,9 @@ const hc_env_entry_t hc_env_table[] = {
      "other ranks read (a Bcast root's chunk, an Allgather block, a "
      "reduction's input) bypass "
      "the cache (non-temporal stores, x86-64), so that readers on other "
-     "cores fetch them from the shared cache (two ranks: below "
-     "HCMPI_COLL_SHM_PAIR_CACHED_MIN); 0 never; the default is the "
+     "cores fetch them from the shared cache (but see "
+     "HCMPI_COLL_SHM_PAIR_CACHED_MIN and "
+     "HCMPI_COLL_SHM_CROWDED_REDUCE_CACHED_MIN); 0 never; the default is the "
      "processor's (HCMPI_CPU_PROFILE)"},
     {"HCMPI_COLL_SHM_ALLTOALL_MAX", "16k", "library",
      "alltoall blocks of more bytes (or more than a rank's segment slot "
@@ -181,6 +182,13 @@ const hc_env_entry_t hc_env_table[] = {
      "and copies into the segment are not streamed past the cache "
      "(HCMPI_COLL_SHM_STREAM_MIN); 0 never; the default is the "
      "processor's (HCMPI_CPU_PROFILE)"},
+    {"HCMPI_COLL_SHM_CROWDED_REDUCE_CACHED_MIN", "auto: 0; 16k on AMD Zen 4",
+     "library",
+     "on a node with more ranks than CPUs, Reduces and Allreduces of more "
+     "than two ranks whose vector has at least this many bytes copy their "
+     "inputs into the shared segment through the cache instead of past it "
+     "(HCMPI_COLL_SHM_STREAM_MIN); 0 never; the default is the processor's "
+     "(HCMPI_CPU_PROFILE)"},
     {"HCMPI_COLL_SHM_ROOTED_READ_MIN", "auto: 16k; 0 on AMD family 26",
      "library",
      "Gather(v) blocks of at least this many bytes and below 64 KiB are "
@@ -353,6 +361,7 @@ const hc_env_entry_t hc_env_table[] = {
      "HCMPI_COLL_SHM_PAIR_READ_MIN, HCMPI_COLL_SHM_PAIR_BCAST_READ_MIN, "
      "HCMPI_COLL_SHM_PAIR_REDUCE_READ_MIN, HCMPI_COLL_SHM_ROOTED_READ_MIN, "
      "HCMPI_COLL_SHM_PAIR_CACHED_MIN, "
+     "HCMPI_COLL_SHM_CROWDED_REDUCE_CACHED_MIN, "
      "HCMPI_SHM_EAGER_BUSY_MAX, HCMPI_SHM_LONE_READ_MIN, "
      "HCMPI_SHM_FAR_READ_MIN, "
      "HCMPI_SHM_FAR_CELL_STREAM_MIN, the eager limit between ranks of a node "
@@ -539,6 +548,7 @@ const hc_env_bounds_t hc_env_bounds[] = {
     {"HCMPI_COLL_SHM_ALLTOALL_MAX", 1, 0, 64 * ENV_GIB},
     {"HCMPI_COLL_SHM_PAIR_READ_MIN", 1, 0, 64 * ENV_GIB},
     {"HCMPI_COLL_SHM_PAIR_CACHED_MIN", 1, 0, 64 * ENV_GIB},
+    {"HCMPI_COLL_SHM_CROWDED_REDUCE_CACHED_MIN", 1, 0, 64 * ENV_GIB},
     {"HCMPI_COLL_SHM_ALLTOALL_READ_MIN", 1, 0, 64 * ENV_GIB},
     {"HCMPI_COLL_SHM_ROOTED_READ_MIN", 1, 0, 64 * ENV_GIB},
     {"HCMPI_COLL_SHM_CPUS", 1, 0, 1 << 20},

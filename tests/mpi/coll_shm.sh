@@ -33,10 +33,11 @@
 # for the reductions amd-zen4):
 # pinned on, so that every machine runs them; the runs that set one to 0
 # take the segment instead.  Likewise at every size: amd-zen4's cached
-# copies of large two-rank collectives, off unless a run sets them.
+# copies of large two-rank collectives and crowded reductions, off unless
+# a run sets them.
 export HCMPI_COLL_SHM_PAIR_READ_MIN=64k HCMPI_COLL_SHM_PAIR_BCAST_READ_MIN=16k \
     HCMPI_COLL_SHM_PAIR_REDUCE_READ_MIN=16k HCMPI_COLL_SHM_ROOTED_READ_MIN=16k \
-    HCMPI_COLL_SHM_PAIR_CACHED_MIN=0
+    HCMPI_COLL_SHM_PAIR_CACHED_MIN=0 HCMPI_COLL_SHM_CROWDED_REDUCE_CACHED_MIN=0
 for n in 1 2 3 5 8; do
     run_mpi_ok $n coll_shm
 done
@@ -118,6 +119,10 @@ HCMPI_COLL_SHM_CPUS=64 HCMPI_SPIN=0 run_mpi_ok 3 coll_shm mixed 2000
 # with that bound off: every collective's bytes, large blocks included.
 HCMPI_COLL_SHM_CPUS=2 HCMPI_COLL_SHM_CROWDED_YIELDS=1 run_mpi_ok 4 coll_shm
 HCMPI_COLL_SHM_CPUS=2 HCMPI_COLL_SHM_CROWDED_YIELDS=0 run_mpi_ok 4 coll_shm mixed
+# A crowded node's Reduces and Allreduces copying their inputs cached
+# (amd-zen4's HCMPI_COLL_SHM_CROWDED_REDUCE_CACHED_MIN) where amd streams.
+HCMPI_CPU_PROFILE=amd HCMPI_COLL_SHM_CPUS=2 \
+    HCMPI_COLL_SHM_CROWDED_REDUCE_CACHED_MIN=16k run_mpi_ok 4 coll_shm
 
 [ "$MPI_TEST_LAUNCHER" = hcmpirun ] || { echo "coll_shm: the rest needs hcmpirun"; exit 0; }
 prog=$(mpi_prog_path coll_shm)

@@ -31,10 +31,11 @@
 # for the reductions amd-zen4):
 # pinned on, so that every machine runs them; the runs that set one to 0
 # take the segment instead.  Likewise at every size: amd-zen4's cached
-# copies of large two-rank collectives, off unless a run sets them.
+# copies of large two-rank collectives and crowded reductions, off unless
+# a run sets them.
 export HCMPI_COLL_SHM_PAIR_READ_MIN=64k HCMPI_COLL_SHM_PAIR_BCAST_READ_MIN=16k \
     HCMPI_COLL_SHM_PAIR_REDUCE_READ_MIN=16k HCMPI_COLL_SHM_ROOTED_READ_MIN=16k \
-    HCMPI_COLL_SHM_PAIR_CACHED_MIN=0
+    HCMPI_COLL_SHM_PAIR_CACHED_MIN=0 HCMPI_COLL_SHM_CROWDED_REDUCE_CACHED_MIN=0
 if [ "$MPI_TEST_LAUNCHER" != hcmpirun ] || [ -n "${HCMPI_TRANSPORTS:-}" ]; then
     for n in 1 2 3 5; do
         run_mpi_ok $n coll_shm_lanes plain

@@ -44,8 +44,9 @@ START_TEST(test_cpu_profile_amd_keeps_the_values_measured_there) {
 END_TEST
 
 /* Zen 4 is the amd profile (measured on Zen 3) but for the two-rank
- * reductions, which never read the other rank's buffer, and two-rank
- * collectives from 1 MiB, which copy through the segment's cache. */
+ * reductions, which never read the other rank's buffer, two-rank
+ * collectives from 1 MiB, and a crowded node's Reduces and Allreduces,
+ * which copy through the segment's cache. */
 START_TEST(test_cpu_profile_amd_zen4_reduces_through_the_segment) {
   const hc_cpu_profile_t *amd = profile_named("amd");
   const hc_cpu_profile_t *zen4 = profile_named("amd-zen4");
@@ -54,6 +55,8 @@ START_TEST(test_cpu_profile_amd_zen4_reduces_through_the_segment) {
   ck_assert_uint_eq(zen4->coll_shm_pair_reduce_read_min, 0);
   ck_assert_uint_eq(amd->coll_shm_pair_cached_min, 0);
   ck_assert_uint_eq(zen4->coll_shm_pair_cached_min, 1 * MIB);
+  ck_assert_uint_eq(amd->coll_shm_crowded_reduce_cached_min, 0);
+  ck_assert_uint_eq(zen4->coll_shm_crowded_reduce_cached_min, 16 * KIB);
 #define SAME(field) ck_assert_uint_eq(zen4->field, amd->field)
   SAME(shm_cma_min);
   SAME(shm_cma_help_min);
@@ -277,25 +280,43 @@ START_TEST(test_cpu_profile_pair_reads_by_profile) {
 }
 END_TEST
 
-/* Large two-rank collectives copy through the segment's cache on Zen 4
- * alone ("Lead, thirtieth session"); the tuning takes the profile's
- * value by name, and a setting wins. */
-START_TEST(test_cpu_profile_pair_cached_on_zen4_only) {
+/* Large two-rank collectives, and a crowded node's Reduces and
+ * Allreduces, copy through the segment's cache on Zen 4 alone ("Lead,
+ * thirtieth session"); the tuning takes the profile's value by name, and
+ * a setting wins. */
+START_TEST(test_cpu_profile_cached_copies_on_zen4_only) {
   const char *names[] = {"amd", "amd-zen4", "amd26", "intel", "generic"};
   unsetenv("HCMPI_COLL_SHM_PAIR_CACHED_MIN");
+  unsetenv("HCMPI_COLL_SHM_CROWDED_REDUCE_CACHED_MIN");
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
     const hc_cpu_profile_t *p = profile_named(names[i]);
-    size_t want = strcmp(names[i], "amd-zen4") == 0 ? 1 * MIB : 0, bytes = 7;
+    int zen4 = strcmp(names[i], "amd-zen4") == 0;
+    size_t pair = zen4 ? 1 * MIB : 0, crowded = zen4 ? 16 * KIB : 0;
+    size_t bytes = 7;
     hc_shmcoll_tuning_load();
-    ck_assert_msg(p->coll_shm_pair_cached_min == want &&
-                      hc_shmcoll_tuning.pair_cached_min == want,
+    ck_assert_msg(p->coll_shm_pair_cached_min == pair &&
+                      hc_shmcoll_tuning.pair_cached_min == pair,
                   "%s: %zu (tuned %zu), want %zu", names[i],
                   p->coll_shm_pair_cached_min,
-                  hc_shmcoll_tuning.pair_cached_min, want);
+                  hc_shmcoll_tuning.pair_cached_min, pair);
+    ck_assert_msg(p->coll_shm_crowded_reduce_cached_min == crowded &&
+                      hc_shmcoll_tuning.crowded_reduce_cached_min == crowded,
+                  "%s: crowded %zu (tuned %zu), want %zu", names[i],
+                  p->coll_shm_crowded_reduce_cached_min,
+                  hc_shmcoll_tuning.crowded_reduce_cached_min, crowded);
     ck_assert_int_eq(
         hc_cpu_profile_default("HCMPI_COLL_SHM_PAIR_CACHED_MIN", &bytes), 0);
-    ck_assert_uint_eq(bytes, want);
+    ck_assert_uint_eq(bytes, pair);
+    ck_assert_int_eq(hc_cpu_profile_default(
+                         "HCMPI_COLL_SHM_CROWDED_REDUCE_CACHED_MIN", &bytes),
+                     0);
+    ck_assert_uint_eq(bytes, crowded);
   }
+  setenv("HCMPI_COLL_SHM_CROWDED_REDUCE_CACHED_MIN", "1m", 1);
+  profile_named("amd");
+  hc_shmcoll_tuning_load();
+  ck_assert_uint_eq(hc_shmcoll_tuning.crowded_reduce_cached_min, 1 * MIB);
+  unsetenv("HCMPI_COLL_SHM_CROWDED_REDUCE_CACHED_MIN");
   setenv("HCMPI_COLL_SHM_PAIR_CACHED_MIN", "0", 1);
   profile_named("amd-zen4");
   hc_shmcoll_tuning_load();
@@ -403,7 +424,7 @@ static Suite *cpu_profile_suite(void) {
   tcase_add_test(tc, test_cpu_profile_crowded_bcast_reads_off_on_amd_only);
   tcase_add_test(tc, test_cpu_profile_crowded_yields_bounded_on_amd_only);
   tcase_add_test(tc, test_cpu_profile_pair_reads_by_profile);
-  tcase_add_test(tc, test_cpu_profile_pair_cached_on_zen4_only);
+  tcase_add_test(tc, test_cpu_profile_cached_copies_on_zen4_only);
   tcase_add_test(tc, test_cpu_profile_default_by_name_is_the_profile_field);
   suite_add_tcase(s, tc);
   return s;
