@@ -67,8 +67,11 @@ static const hc_cpu_profile_t cpu_profile_amd = {
 };
 
 /* AMD family 25 with AVX-512 (Zen 4, 2 vCPUs; bench/NOTES.md, "Lead,
- * twenty-ninth session"): the amd profile, measured on Zen 3, but for the
- * two-rank reductions, which never read the other rank's buffer.  There
+ * twenty-ninth session" and "Lead, thirtieth session"): the amd profile,
+ * measured on Zen 3, but for the two-rank reductions, which never read
+ * the other rank's buffer, and for the copies into the segment of large
+ * two-rank collectives and of a crowded node's reductions, which go
+ * through the cache.  For the reductions
  * the segment's copies won at every size from 16 KiB (bench/collective,
  * 10 interleaved rounds, real-time ranks, near; us, reading / through the
  * segment / Open MPI): Reduce 16 KiB 3.2 / 1.9 / 4.1, 64 KiB 7.5 / 6.0 /
@@ -78,8 +81,8 @@ static const hc_cpu_profile_t cpu_profile_amd = {
  * (Bcast 256 KiB 10.7 against 20.3 through the segment, 1 MiB 50 against
  * 80; Gather and Alltoall level), and Reduce_scatter keeps its own
  * threshold (level either way).
- * Collectives of blocks or vectors from 1 MiB, whose chunks cycle through
- * the same two buffers of each rank, go through the segment with cached
+ * Two-rank collectives of blocks or vectors from 1 MiB, whose chunks cycle
+ * through the same two buffers of each rank, go through the segment with cached
  * copies (bench/NOTES.md, pair30; 10 interleaved rounds, us, reading /
  * through the segment cached / Open MPI / MPICH): Allgather 1 MiB 146 /
  * 106 / 154 / 166, 4 MiB 869 / 716 / 1001 / 894; Alltoall 1 MiB 136 / 112
