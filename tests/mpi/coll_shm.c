@@ -813,7 +813,6 @@ static void run_pair_bcasts(void)
 
 /* ---- bcasts read straight from the root's buffer ------------------------- */
 
-/* A size from the environment (plain bytes), or def. */
 /* One Bcast of count vectors of blocks of 3 ints every 5 from root (a
  * strided type: the face packs it), each int checked on every rank and
  * the gaps left alone. */
